@@ -1,0 +1,392 @@
+"""The shared contract of palaestra: tasks, difficulty knobs, verdicts and seed derivation.
+
+This module imports nothing else from palaestra (DESIGN.md: arrows point down). Every other
+room speaks in these types.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import typing
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Mapping
+
+import numpy as np
+
+MIN_LEVEL = 1
+MAX_LEVEL = 10
+LEVELS = tuple(range(MIN_LEVEL, MAX_LEVEL + 1))
+
+JSON = Any  # a value made of dict/list/str/int/float/bool/None only
+
+
+# --------------------------------------------------------------------------------------------
+# Canonical JSON and hashing
+# --------------------------------------------------------------------------------------------
+
+
+def canonical_json(value: JSON) -> str:
+    """JSON text that is identical for equal values in any process (sorted keys, no spaces)."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def content_hash(value: JSON, length: int = 16) -> str:
+    """A short, stable hex digest of a JSON value."""
+    return hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()[:length]
+
+
+# --------------------------------------------------------------------------------------------
+# Seeds
+# --------------------------------------------------------------------------------------------
+
+
+def check_seed(seed: object) -> int:
+    """Return ``seed`` as an int, or raise ``ValueError`` if it is not a non-negative integer."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    if seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed}")
+    return int(seed)
+
+
+def _name_to_int(name: str) -> int:
+    # SeedSequence takes integers only: a stable 128-bit digest keeps family names apart.
+    return int.from_bytes(hashlib.sha256(name.encode("utf-8")).digest()[:16], "little")
+
+
+def seed_sequence(family: str, version: int, seed: int, *stream: int | str) -> np.random.SeedSequence:
+    """The ``SeedSequence`` keyed by (family, version, seed[, stream...]).
+
+    SeedSequence hashes its whole entropy tuple, so neighbouring seeds (and neighbouring
+    families) give unrelated streams; nothing is shared between seed s and s + 1.
+    """
+    words = [_name_to_int(family), int(version), check_seed(seed)]
+    words += [_name_to_int(s) if isinstance(s, str) else int(s) for s in stream]
+    return np.random.SeedSequence(words)
+
+
+def make_rng(family: str, version: int, seed: int, *stream: int | str) -> np.random.Generator:
+    """A fresh ``numpy.random.Generator`` for one task; never the global RNG."""
+    return np.random.Generator(np.random.PCG64(seed_sequence(family, version, seed, *stream)))
+
+
+# --------------------------------------------------------------------------------------------
+# Difficulty knobs
+# --------------------------------------------------------------------------------------------
+
+
+def knob(
+    default: Any,
+    *,
+    help: str,
+    low: float | None = None,
+    high: float | None = None,
+    choices: tuple[Any, ...] | None = None,
+) -> Any:
+    """Declare one typed difficulty knob on a :class:`Knobs` dataclass.
+
+    ``low``/``high`` bound numbers (inclusive); ``choices`` lists the allowed values.
+    """
+    meta = {"help": help, "low": low, "high": high, "choices": choices}
+    return field(default=default, metadata=meta)
+
+
+@dataclass(frozen=True)
+class KnobSpec:
+    """The schema of one knob, as the registry, CLI and docs show it."""
+
+    name: str
+    type: str
+    default: Any
+    help: str
+    low: float | None = None
+    high: float | None = None
+    choices: tuple[Any, ...] | None = None
+
+    def describe(self) -> str:
+        if self.choices is not None:
+            allowed = "one of " + ", ".join(repr(c) for c in self.choices)
+        elif self.low is not None or self.high is not None:
+            allowed = f"{self.type} in [{self.low}, {self.high}]"
+        else:
+            allowed = self.type
+        return f"{self.name} ({allowed}, default {self.default!r}): {self.help}"
+
+
+_KNOB_TYPES = (bool, int, float, str)
+
+
+@dataclass(frozen=True)
+class Knobs:
+    """Base class of every family's typed difficulty knobs.
+
+    Subclasses are frozen dataclasses whose fields are declared with :func:`knob`. Values are
+    checked on construction, so a bad knob is a ``ValueError`` naming the valid choices.
+    Knob values are JSON scalars (bool, int, float, str) so tasks stay JSON-serialisable.
+    """
+
+    def __post_init__(self) -> None:
+        hints = typing.get_type_hints(type(self))
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            expected = hints[f.name]
+            value = _coerce(f.name, value, expected)
+            object.__setattr__(self, f.name, value)
+            low, high, choices = f.metadata.get("low"), f.metadata.get("high"), f.metadata.get("choices")
+            if choices is not None and value not in choices:
+                raise ValueError(f"knob {f.name}={value!r} is not valid; choose one of {list(choices)}")
+            if low is not None and value < low or high is not None and value > high:
+                raise ValueError(f"knob {f.name}={value!r} is out of range [{low}, {high}]")
+        self.validate()
+
+    def validate(self) -> None:
+        """Cross-knob checks; override to raise ``ValueError`` on inconsistent combinations."""
+
+    @classmethod
+    def specs(cls) -> list[KnobSpec]:
+        hints = typing.get_type_hints(cls)
+        return [
+            KnobSpec(
+                name=f.name,
+                type=hints[f.name].__name__,
+                default=f.default,
+                help=f.metadata.get("help", ""),
+                low=f.metadata.get("low"),
+                high=f.metadata.get("high"),
+                choices=f.metadata.get("choices"),
+            )
+            for f in dataclasses.fields(cls)
+        ]
+
+    @classmethod
+    def names(cls) -> list[str]:
+        return [f.name for f in dataclasses.fields(cls)]
+
+    @classmethod
+    def build(cls, values: Mapping[str, Any]) -> "Knobs":
+        """Build from a mapping, rejecting unknown names with the list of valid ones."""
+        unknown = sorted(set(values) - set(cls.names()))
+        if unknown:
+            raise ValueError(f"unknown knob(s) {unknown} for {cls.__name__}; valid knobs: {cls.names()}")
+        return cls(**values)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+
+    def replace(self, **changes: Any) -> "Knobs":
+        return dataclasses.replace(self, **changes)
+
+
+def _coerce(name: str, value: Any, expected: type) -> Any:
+    """Accept the knob's own type, ints for floats, and strings from the command line."""
+    if expected not in _KNOB_TYPES:
+        raise TypeError(f"knob {name} must be annotated bool, int, float or str, not {expected}")
+    if isinstance(value, str) and expected is not str:
+        return _parse_knob_text(name, value, expected)
+    if expected is bool:
+        if isinstance(value, (bool, np.bool_)):
+            return bool(value)
+    elif expected is int:
+        if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+            return int(value)
+    elif expected is float:
+        if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+            return float(value)
+    elif isinstance(value, str):
+        return value
+    raise ValueError(f"knob {name} must be {expected.__name__}, got {value!r}")
+
+
+def _parse_knob_text(name: str, text: str, expected: type) -> Any:
+    try:
+        if expected is bool:
+            lowered = text.strip().lower()
+            if lowered in ("1", "true", "yes", "on"):
+                return True
+            if lowered in ("0", "false", "no", "off"):
+                return False
+            raise ValueError(text)
+        return expected(text.strip())
+    except ValueError:
+        raise ValueError(f"knob {name} must be {expected.__name__}, got {text!r}") from None
+
+
+def check_level(level: object) -> int:
+    """Return ``level`` as an int in 1..10, or raise ``ValueError``."""
+    if isinstance(level, bool) or not isinstance(level, (int, np.integer)):
+        raise ValueError(f"level must be an integer in {MIN_LEVEL}..{MAX_LEVEL}, got {level!r}")
+    if not MIN_LEVEL <= level <= MAX_LEVEL:
+        raise ValueError(f"level must be in {MIN_LEVEL}..{MAX_LEVEL}, got {level}")
+    return int(level)
+
+
+@dataclass(frozen=True)
+class Difficulty:
+    """A level (1..10, or ``None`` when the user set knobs directly) and the resolved knobs."""
+
+    level: int | None
+    knobs: Mapping[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"level": self.level, "knobs": dict(self.knobs)}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Difficulty":
+        return cls(level=data["level"], knobs=dict(data["knobs"]))
+
+
+# --------------------------------------------------------------------------------------------
+# Tasks
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Task:
+    """One generated task: a frozen, JSON-serialisable record.
+
+    ``id`` is a content hash of what the solver and verifier see (family, version, prompt,
+    answer, metadata), so two seeds that happened to produce the same task share an id.
+    A task is rebuilt byte for byte from ``(family, family_version, difficulty, seed)``.
+    """
+
+    family: str
+    family_version: int
+    difficulty: Difficulty
+    seed: int
+    prompt: str
+    answer: JSON
+    metadata: Mapping[str, JSON] = field(default_factory=dict)
+    id: str = ""
+
+    def __post_init__(self) -> None:
+        # Normalise through JSON once so equal tasks compare equal whatever built them
+        # (tuples become lists, numpy scalars are rejected loudly).
+        object.__setattr__(self, "answer", _json_roundtrip(self.answer, "answer"))
+        object.__setattr__(self, "metadata", _json_roundtrip(dict(self.metadata), "metadata"))
+        expected = self.compute_id()
+        if self.id and self.id != expected:
+            raise ValueError(f"task id {self.id!r} does not match its content (expected {expected!r})")
+        object.__setattr__(self, "id", expected)
+
+    @property
+    def level(self) -> int | None:
+        return self.difficulty.level
+
+    @property
+    def knobs(self) -> Mapping[str, Any]:
+        return self.difficulty.knobs
+
+    def compute_id(self) -> str:
+        return content_hash(
+            {
+                "family": self.family,
+                "version": self.family_version,
+                "prompt": self.prompt,
+                "answer": self.answer,
+                "metadata": self.metadata,
+            }
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "family": self.family,
+            "family_version": self.family_version,
+            "difficulty": self.difficulty.to_dict(),
+            "seed": self.seed,
+            "prompt": self.prompt,
+            "answer": self.answer,
+            "metadata": self.metadata,
+        }
+
+    def to_json(self) -> str:
+        return canonical_json(self.to_dict())
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> "Task":
+        return cls(
+            family=data["family"],
+            family_version=int(data["family_version"]),
+            difficulty=Difficulty.from_dict(data["difficulty"]),
+            seed=int(data["seed"]),
+            prompt=data["prompt"],
+            answer=data["answer"],
+            metadata=data.get("metadata", {}),
+            id=data.get("id", ""),
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> "Task":
+        return cls.from_dict(json.loads(text))
+
+
+def _json_roundtrip(value: Any, what: str) -> Any:
+    try:
+        return json.loads(canonical_json(value))
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"task {what} must be plain JSON data: {exc}") from None
+
+
+# --------------------------------------------------------------------------------------------
+# Verdicts
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The outcome of verifying one response.
+
+    ``reward`` is 1.0 for a correct answer and 0.0 otherwise unless a family names partial
+    credit explicitly. ``format_ok`` says whether an answer could be extracted and parsed;
+    ``parsed`` is what was understood; ``reason`` explains the verdict to a human (and to an
+    agent in multi-turn feedback); ``error`` is set only when the verifier itself failed
+    (crash, timeout) — such a verdict is never correct.
+    """
+
+    reward: float
+    correct: bool
+    format_ok: bool
+    parsed: Any = None
+    reason: str = ""
+    error: str | None = None
+
+    OK_REASON: ClassVar[str] = "correct"
+
+    def __post_init__(self) -> None:
+        if self.error is not None and self.correct:
+            raise ValueError("a verdict with an error can never be correct")
+        if self.correct and not self.format_ok:
+            raise ValueError("a correct verdict must have format_ok=True")
+
+    @classmethod
+    def right(cls, parsed: Any = None, reason: str = "correct") -> "Verdict":
+        return cls(reward=1.0, correct=True, format_ok=True, parsed=parsed, reason=reason)
+
+    @classmethod
+    def wrong(cls, reason: str, parsed: Any = None, reward: float = 0.0) -> "Verdict":
+        return cls(reward=reward, correct=False, format_ok=True, parsed=parsed, reason=reason)
+
+    @classmethod
+    def bad_format(cls, reason: str, parsed: Any = None) -> "Verdict":
+        return cls(reward=0.0, correct=False, format_ok=False, parsed=parsed, reason=reason)
+
+    @classmethod
+    def failure(cls, error: str, reason: str = "the verifier failed") -> "Verdict":
+        return cls(reward=0.0, correct=False, format_ok=False, parsed=None, reason=reason, error=error)
+
+    def to_dict(self) -> dict[str, Any]:
+        parsed = self.parsed
+        try:
+            canonical_json(parsed)
+        except (TypeError, ValueError):
+            parsed = repr(parsed)
+        return {
+            "reward": self.reward,
+            "correct": self.correct,
+            "format_ok": self.format_ok,
+            "parsed": parsed,
+            "reason": self.reason,
+            "error": self.error,
+        }
