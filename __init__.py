@@ -1,1 +1,47 @@
-"""palaestra."""
+"""palaestra: verifiable training tasks for language models.
+
+>>> import palaestra
+>>> task = palaestra.make_task("expression", seed=0, level=3)
+>>> palaestra.verify(task, f"<answer>{task.answer}</answer>").correct
+True
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from palaestra.core import Difficulty, Knobs, Task, Verdict
+from palaestra.registry import families, get, make_task, rebuild, verify
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Difficulty",
+    "Knobs",
+    "Task",
+    "Verdict",
+    "families",
+    "get",
+    "make",
+    "make_task",
+    "rebuild",
+    "verify",
+    "__version__",
+]
+
+
+def make(family: str, **kwargs: Any):  # -> gymnasium.Env
+    """A single-turn Gymnasium env serving tasks of ``family`` (see :class:`palaestra.envs.TaskEnv`)."""
+    from palaestra.envs.task_env import TaskEnv
+
+    return TaskEnv(family=family, **kwargs)
+
+
+def _register_envs() -> None:
+    # Importing palaestra registers every family's Gymnasium id (palaestra/Sudoku-v0, ...).
+    from palaestra.registry import discover
+
+    discover()
+
+
+_register_envs()

@@ -1,0 +1,180 @@
+"""The ``palaestra`` command.
+
+Core commands (list, sample, check) live here. Other rooms contribute subcommands through
+an ``add_cli(subparsers)`` function in their own module, listed in ``COMMAND_MODULES``; each
+registers its parser with ``set_defaults(run=callable)`` where ``callable(args) -> int``.
+
+Errors are one clear line on stderr and a non-zero exit status, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+# Modules that add subcommands: each defines add_cli(subparsers). Imported lazily so that
+# `palaestra list` never pays for torch or datasets.
+COMMAND_MODULES: list[str] = []
+
+EXIT_USAGE = 2
+
+
+class CommandError(Exception):
+    """An error to show the user as one line (exit status 2)."""
+
+
+def _parse_knob(text: str) -> tuple[str, str]:
+    name, sep, value = text.partition("=")
+    if not sep or not name:
+        raise argparse.ArgumentTypeError(f"knob must look like name=value, got {text!r}")
+    return name.strip(), value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"seed must be a non-negative integer, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"seed must be a non-negative integer, got {value}")
+    return value
+
+
+def _level(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"level must be an integer in 1..10, got {text!r}") from None
+
+
+def _add_task_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("family", help="family name (see `palaestra list`)")
+    parser.add_argument("--seed", type=_seed, required=True, help="task seed (non-negative integer)")
+    parser.add_argument("--level", type=_level, default=None, help="difficulty level 1..10")
+    parser.add_argument(
+        "--knob", type=_parse_knob, action="append", default=[], metavar="NAME=VALUE", help="set a knob (repeatable)"
+    )
+
+
+def _task_from_args(args: argparse.Namespace):
+    import palaestra
+
+    return palaestra.make_task(args.family, seed=args.seed, level=args.level, **dict(args.knob))
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    from palaestra.registry import families, get
+
+    rows = []
+    for name in families(args.domain):
+        spec = get(name)
+        rows.append(
+            {
+                "name": name,
+                "domain": spec.domain,
+                "version": spec.version,
+                "env_id": spec.env_id,
+                "verifier": spec.verifier_kind,
+                "description": spec.description,
+                "knobs": [k.__dict__ for k in spec.knob_specs()],
+            }
+        )
+    if args.json:
+        print(json.dumps(rows, indent=2, default=list))
+        return 0
+    width = max((len(r["name"]) for r in rows), default=4)
+    for row in rows:
+        print(f"{row['name']:<{width}}  {row['domain']:<11} {row['description']}")
+    return 0
+
+
+def cmd_sample(args: argparse.Namespace) -> int:
+    task = _task_from_args(args)
+    if args.json:
+        data = task.to_dict()
+        if not args.show_answer:
+            data.pop("answer")
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+        return 0
+    print(task.prompt)
+    if args.show_answer:
+        print(f"\n--- reference answer ---\n{task.answer}")
+    return 0
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    import palaestra
+
+    task = _task_from_args(args)
+    verdict = palaestra.verify(task, args.answer)
+    if args.json:
+        print(json.dumps(verdict.to_dict(), ensure_ascii=False))
+    else:
+        status = "correct" if verdict.correct else ("wrong" if verdict.format_ok else "format error")
+        print(f"{status}: {verdict.reason}" + (f" (verifier error: {verdict.error})" if verdict.error else ""))
+    return 0 if verdict.correct else 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="palaestra", description="Verifiable training tasks for language models.")
+    parser.add_argument("--version", action="version", version=_version())
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub.required = True
+
+    p = sub.add_parser("list", help="list the registered task families")
+    p.add_argument("--domain", default=None, help="only families of this domain")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(run=cmd_list)
+
+    p = sub.add_parser("sample", help="print a task's prompt")
+    _add_task_arguments(p)
+    p.add_argument("--show-answer", action="store_true", help="also print the reference answer")
+    p.add_argument("--json", action="store_true", help="print the whole task as JSON")
+    p.set_defaults(run=cmd_sample)
+
+    p = sub.add_parser("check", help="verify an answer to a task (exit 0 if correct, 1 if not)")
+    _add_task_arguments(p)
+    p.add_argument("--answer", required=True, help="the response text to verify")
+    p.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    p.set_defaults(run=cmd_check)
+
+    for module in COMMAND_MODULES:
+        importlib.import_module(module).add_cli(sub)
+    return parser
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports usage errors as one line (exit 2) instead of usage text."""
+
+    def error(self, message: str) -> Any:
+        raise CommandError(f"{self.prog}: {message}")
+
+
+def _version() -> str:
+    from palaestra import __version__
+
+    return f"palaestra {__version__}"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``palaestra`` console script; returns the exit status."""
+    try:
+        args = build_parser().parse_args(argv)
+        return int(args.run(args) or 0)
+    except CommandError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except (ValueError, FileNotFoundError, PermissionError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,322 @@
+"""The family registry: generators, verifiers and their metadata, plugins and Gymnasium ids.
+
+A task family is one class decorated with :func:`family`::
+
+    @family("expression", domain="arithmetic", knobs=ExpressionKnobs, levels=LEVELS,
+            description="Evaluate an arithmetic expression exactly.")
+    class Expression(Family):
+        def generate(self, knobs, rng) -> TaskDraft: ...
+        def verify(self, task, response) -> Verdict: ...
+        def effort(self, task) -> float: ...
+
+Every module under ``palaestra.generators`` is imported on first use, so adding a family is
+adding one file. Third-party packages register families through the entry-point group
+``palaestra.families`` (the entry point names a module or a Family class to import).
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+import pkgutil
+import threading
+import warnings
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from palaestra.core import (
+    LEVELS,
+    Difficulty,
+    Knobs,
+    KnobSpec,
+    Task,
+    Verdict,
+    check_level,
+    check_seed,
+    make_rng,
+)
+
+DOMAINS = ("arithmetic", "puzzles", "logic", "graphs", "code", "formal", "interactive", "games")
+ENTRY_POINT_GROUP = "palaestra.families"
+ENV_NAMESPACE = "palaestra"
+
+
+@dataclass(frozen=True)
+class TaskDraft:
+    """What a generator returns; the registry adds family, difficulty, seed and id."""
+
+    prompt: str
+    answer: Any
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class SolverRun:
+    """What a reference solver produced: a response to verify (``None`` = gave up) and its effort."""
+
+    response: str | None
+    effort: float
+
+
+class Family(ABC):
+    """Base class of a task family. Subclasses are registered with :func:`family`.
+
+    A family is stateless: ``generate`` and ``verify`` are pure functions of their inputs.
+    """
+
+    name: ClassVar[str]
+    domain: ClassVar[str]
+    version: ClassVar[int]
+    description: ClassVar[str]
+    knobs: ClassVar[type[Knobs]]
+    levels: ClassVar[Mapping[int, Knobs]]
+    verifier_kind: ClassVar[str]
+
+    @abstractmethod
+    def generate(self, knobs: Any, rng: np.random.Generator) -> TaskDraft:
+        """Build one task from resolved knobs, drawing randomness only from ``rng``."""
+
+    @abstractmethod
+    def verify(self, task: Task, response: str) -> Verdict:
+        """Grade a model response against the task; must be bounded in time."""
+
+    @abstractmethod
+    def solve_exact(self, task: Task) -> SolverRun:
+        """The exact reference solver: always solves, and reports its effort (nodes, steps)."""
+
+    def solve_weak(self, task: Task) -> SolverRun:
+        """A weak heuristic solver (bounded budget, no search); calibration expects its solve
+        rate to fall as the level rises. Families override this with a real heuristic."""
+        raise NotImplementedError(f"family {self.name} has no weak reference solver")
+
+    def effort(self, task: Task) -> float:
+        """Work the exact reference solver spends on this task (nodes, steps, conflicts).
+
+        Difficulty tests check that it grows with the level on average over many seeds.
+        """
+        return self.solve_exact(task).effort
+
+    def reference_response(self, task: Task) -> str:
+        """A model-style response carrying the reference answer (used by contract tests)."""
+        return f"<answer>{task.answer}</answer>"
+
+    def mutated_responses(self, task: Task, rng: np.random.Generator) -> list[str]:
+        """Responses that must be judged wrong (contract tests check they are)."""
+        return []
+
+
+@dataclass(frozen=True)
+class FamilySpec:
+    """The registry's record of one family."""
+
+    name: str
+    domain: str
+    version: int
+    description: str
+    knobs: type[Knobs]
+    levels: Mapping[int, Knobs]
+    verifier_kind: str
+    impl: Family
+    module: str
+
+    @property
+    def env_id(self) -> str:
+        return env_id_for(self.name)
+
+    def knob_specs(self) -> list[KnobSpec]:
+        return self.knobs.specs()
+
+
+_FAMILIES: dict[str, FamilySpec] = {}
+_discovery_lock = threading.RLock()
+_discovered = False
+
+
+def env_id_for(name: str) -> str:
+    """``knights_knaves`` -> ``palaestra/KnightsKnaves-v0``."""
+    camel = "".join(part[:1].upper() + part[1:] for part in name.split("_"))
+    return f"{ENV_NAMESPACE}/{camel}-v0"
+
+
+def family(
+    name: str,
+    *,
+    domain: str,
+    knobs: type[Knobs],
+    levels: Mapping[int, Knobs],
+    description: str,
+    version: int = 1,
+    verifier_kind: str = "exact",
+) -> Callable[[type[Family]], type[Family]]:
+    """Class decorator that registers a :class:`Family` subclass under ``name``."""
+
+    def register(cls: type[Family]) -> type[Family]:
+        _check_definition(name, domain, knobs, levels)
+        cls.name, cls.domain, cls.version = name, domain, version
+        cls.description, cls.knobs, cls.levels = description, knobs, dict(levels)
+        cls.verifier_kind = verifier_kind
+        spec = FamilySpec(
+            name=name,
+            domain=domain,
+            version=version,
+            description=description,
+            knobs=knobs,
+            levels=dict(levels),
+            verifier_kind=verifier_kind,
+            impl=cls(),
+            module=cls.__module__,
+        )
+        existing = _FAMILIES.get(name)
+        if existing is not None and existing.module != spec.module:
+            raise ValueError(f"family {name!r} is already registered by {existing.module}")
+        _FAMILIES[name] = spec
+        _register_env(spec)
+        return cls
+
+    return register
+
+
+def _check_definition(name: str, domain: str, knobs: type[Knobs], levels: Mapping[int, Knobs]) -> None:
+    if not name.isidentifier() or name != name.lower():
+        raise ValueError(f"family name {name!r} must be a lower_snake_case identifier")
+    if domain not in DOMAINS:
+        raise ValueError(f"family {name}: domain {domain!r} is not one of {DOMAINS}")
+    if sorted(levels) != list(LEVELS):
+        raise ValueError(f"family {name}: levels must be exactly {list(LEVELS)}, got {sorted(levels)}")
+    for level, value in levels.items():
+        if not isinstance(value, knobs):
+            raise TypeError(f"family {name}: level {level} must be a {knobs.__name__}")
+
+
+def _register_env(spec: FamilySpec) -> None:
+    import gymnasium
+
+    if spec.env_id in gymnasium.registry:
+        return
+    gymnasium.register(
+        id=spec.env_id,
+        entry_point="palaestra.envs.task_env:TaskEnv",
+        kwargs={"family": spec.name},
+        disable_env_checker=True,  # the contract tests run check_env on every id
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Discovery
+# --------------------------------------------------------------------------------------------
+
+
+def discover() -> None:
+    """Import every built-in family module and every installed plugin, once."""
+    global _discovered
+    with _discovery_lock:
+        if _discovered:
+            return
+        import palaestra.generators as generators
+
+        for info in pkgutil.walk_packages(generators.__path__, prefix="palaestra.generators."):
+            leaf = info.name.rsplit(".", 1)[-1]
+            if not leaf.startswith("_"):
+                importlib.import_module(info.name)
+        _load_plugins()
+        _discovered = True
+
+
+def _load_plugins() -> None:
+    for entry in importlib.metadata.entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            entry.load()
+        except Exception as exc:  # a broken plugin must not break the built-in catalog
+            warnings.warn(f"palaestra plugin {entry.name!r} failed to load: {exc}", stacklevel=2)
+
+
+def families(domain: str | None = None) -> list[str]:
+    """Names of all registered families (optionally of one domain), sorted."""
+    discover()
+    return sorted(name for name, spec in _FAMILIES.items() if domain is None or spec.domain == domain)
+
+
+def get(name: str) -> FamilySpec:
+    """The spec of family ``name``; ``ValueError`` naming the valid families if unknown."""
+    discover()
+    try:
+        return _FAMILIES[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown family {name!r}; valid families: {', '.join(sorted(_FAMILIES))}") from None
+
+
+# --------------------------------------------------------------------------------------------
+# Making and verifying tasks
+# --------------------------------------------------------------------------------------------
+
+
+def resolve_difficulty(spec: FamilySpec, level: int | None, overrides: Mapping[str, Any]) -> Difficulty:
+    """Resolve a level and/or knob overrides into the full, validated knob set.
+
+    With a level, its knobs are the base and ``overrides`` replace some of them; without one,
+    the knob defaults are the base (and the task carries ``level=None``).
+    """
+    if level is None and not overrides:
+        level = 1
+    if level is not None:
+        level = check_level(level)
+        base = spec.levels[level].to_dict()
+    else:
+        base = {}
+    unknown = sorted(set(overrides) - set(spec.knobs.names()))
+    if unknown:
+        raise ValueError(f"unknown knob(s) {unknown} for family {spec.name}; valid knobs: {spec.knobs.names()}")
+    knobs = spec.knobs.build({**base, **overrides})
+    return Difficulty(level=level, knobs=knobs.to_dict())
+
+
+def make_task(family_name: str, *, seed: int, level: int | None = None, **knobs: Any) -> Task:
+    """Generate one task of ``family_name``; the same arguments give the same task anywhere."""
+    spec = get(family_name)
+    seed = check_seed(seed)
+    difficulty = resolve_difficulty(spec, level, knobs)
+    return _generate(spec, difficulty, seed)
+
+
+def rebuild(task: Task) -> Task:
+    """Regenerate ``task`` from (family, version, difficulty, seed) alone."""
+    spec = get(task.family)
+    if task.family_version != spec.version:
+        raise ValueError(
+            f"task was made by {task.family} v{task.family_version}; installed is v{spec.version}"
+        )
+    return _generate(spec, task.difficulty, task.seed)
+
+
+def _generate(spec: FamilySpec, difficulty: Difficulty, seed: int) -> Task:
+    knobs = spec.knobs.build(difficulty.knobs)
+    rng = make_rng(spec.name, spec.version, seed)
+    draft = spec.impl.generate(knobs, rng)
+    return Task(
+        family=spec.name,
+        family_version=spec.version,
+        difficulty=difficulty,
+        seed=seed,
+        prompt=draft.prompt,
+        answer=draft.answer,
+        metadata=draft.metadata,
+    )
+
+
+def verify(task: Task, response: str) -> Verdict:
+    """Grade ``response`` for ``task``. Never raises on bad model text.
+
+    A non-string response is graded as a format error; a crash inside the family's verifier
+    is reported in ``Verdict.error`` (and is never correct).
+    """
+    spec = get(task.family)
+    if not isinstance(response, str):
+        return Verdict.bad_format(f"response must be a string, got {type(response).__name__}")
+    try:
+        return spec.impl.verify(task, response)
+    except Exception as exc:  # the verifier's bug must surface, not read as a wrong answer
+        return Verdict.failure(error=f"{type(exc).__name__}: {exc}")
