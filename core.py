@@ -10,8 +10,9 @@ import dataclasses
 import hashlib
 import json
 import typing
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Mapping
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -165,7 +166,7 @@ class Knobs:
         return [f.name for f in dataclasses.fields(cls)]
 
     @classmethod
-    def build(cls, values: Mapping[str, Any]) -> "Knobs":
+    def build(cls, values: Mapping[str, Any]) -> Knobs:
         """Build from a mapping, rejecting unknown names with the list of valid ones."""
         unknown = sorted(set(values) - set(cls.names()))
         if unknown:
@@ -175,7 +176,7 @@ class Knobs:
     def to_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
-    def replace(self, **changes: Any) -> "Knobs":
+    def replace(self, **changes: Any) -> Knobs:
         return dataclasses.replace(self, **changes)
 
 
@@ -233,7 +234,7 @@ class Difficulty:
         return {"level": self.level, "knobs": dict(self.knobs)}
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "Difficulty":
+    def from_dict(cls, data: Mapping[str, Any]) -> Difficulty:
         return cls(level=data["level"], knobs=dict(data["knobs"]))
 
 
@@ -305,7 +306,7 @@ class Task:
         return canonical_json(self.to_dict())
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> "Task":
+    def from_dict(cls, data: Mapping[str, Any]) -> Task:
         return cls(
             family=data["family"],
             family_version=int(data["family_version"]),
@@ -318,7 +319,7 @@ class Task:
         )
 
     @classmethod
-    def from_json(cls, text: str) -> "Task":
+    def from_json(cls, text: str) -> Task:
         return cls.from_dict(json.loads(text))
 
 
@@ -361,19 +362,19 @@ class Verdict:
             raise ValueError("a correct verdict must have format_ok=True")
 
     @classmethod
-    def right(cls, parsed: Any = None, reason: str = "correct") -> "Verdict":
+    def right(cls, parsed: Any = None, reason: str = "correct") -> Verdict:
         return cls(reward=1.0, correct=True, format_ok=True, parsed=parsed, reason=reason)
 
     @classmethod
-    def wrong(cls, reason: str, parsed: Any = None, reward: float = 0.0) -> "Verdict":
+    def wrong(cls, reason: str, parsed: Any = None, reward: float = 0.0) -> Verdict:
         return cls(reward=reward, correct=False, format_ok=True, parsed=parsed, reason=reason)
 
     @classmethod
-    def bad_format(cls, reason: str, parsed: Any = None) -> "Verdict":
+    def bad_format(cls, reason: str, parsed: Any = None) -> Verdict:
         return cls(reward=0.0, correct=False, format_ok=False, parsed=parsed, reason=reason)
 
     @classmethod
-    def failure(cls, error: str, reason: str = "the verifier failed") -> "Verdict":
+    def failure(cls, error: str, reason: str = "the verifier failed") -> Verdict:
         return cls(reward=0.0, correct=False, format_ok=False, parsed=None, reason=reason, error=error)
 
     def to_dict(self) -> dict[str, Any]:

@@ -77,8 +77,8 @@ class Leaf:
 @dataclass(frozen=True)
 class Node:
     op: str
-    left: "Leaf | Node"
-    right: "Leaf | Node"
+    left: Leaf | Node
+    right: Leaf | Node
 
 
 Expr = Leaf | Node
