@@ -56,7 +56,12 @@ def _add_task_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=_seed, required=True, help="task seed (non-negative integer)")
     parser.add_argument("--level", type=_level, default=None, help="difficulty level 1..10")
     parser.add_argument(
-        "--knob", type=_parse_knob, action="append", default=[], metavar="NAME=VALUE", help="set a knob (repeatable)"
+        "--knob",
+        type=_parse_knob,
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set a knob (repeatable)",
     )
 
 
@@ -115,7 +120,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(json.dumps(verdict.to_dict(), ensure_ascii=False))
     else:
         status = "correct" if verdict.correct else ("wrong" if verdict.format_ok else "format error")
-        print(f"{status}: {verdict.reason}" + (f" (verifier error: {verdict.error})" if verdict.error else ""))
+        print(
+            f"{status}: {verdict.reason}" + (f" (verifier error: {verdict.error})" if verdict.error else "")
+        )
     return 0 if verdict.correct else 1
 
 

@@ -269,7 +269,9 @@ def resolve_difficulty(spec: FamilySpec, level: int | None, overrides: Mapping[s
         base = {}
     unknown = sorted(set(overrides) - set(spec.knobs.names()))
     if unknown:
-        raise ValueError(f"unknown knob(s) {unknown} for family {spec.name}; valid knobs: {spec.knobs.names()}")
+        raise ValueError(
+            f"unknown knob(s) {unknown} for family {spec.name}; valid knobs: {spec.knobs.names()}"
+        )
     knobs = spec.knobs.build({**base, **overrides})
     return Difficulty(level=level, knobs=knobs.to_dict())
 

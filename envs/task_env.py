@@ -71,7 +71,9 @@ class TaskEnv(gymnasium.Env[str, str]):
         self.default_level = level
         self.default_knobs = dict(knobs or {})
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
+            raise ValueError(
+                f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}"
+            )
         self.render_mode = render_mode
         self.max_response_chars = max_response_chars
         self.observation_space = AnyText(max_length=1 << 22)
@@ -83,7 +85,9 @@ class TaskEnv(gymnasium.Env[str, str]):
         if level is not None or knobs:
             make_task(family, seed=0, level=level, **self.default_knobs)
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[str, dict[str, Any]]:
         super().reset(seed=seed)
         self.task = self._next_task(options or {})
         self._done = False

@@ -35,12 +35,20 @@ class ExpressionKnobs(Knobs):
     digits: int = knob(1, low=1, high=8, help="digits of each integer operand (numerator for fractions)")
 
     def validate(self) -> None:
-        if not self.operators or set(self.operators) - set(OPERATORS) or len(set(self.operators)) != len(self.operators):
-            raise ValueError(f"operators must be distinct characters from {OPERATORS!r}, got {self.operators!r}")
+        if (
+            not self.operators
+            or set(self.operators) - set(OPERATORS)
+            or len(set(self.operators)) != len(self.operators)
+        ):
+            raise ValueError(
+                f"operators must be distinct characters from {OPERATORS!r}, got {self.operators!r}"
+            )
         if "^" in self.operators and not self.parentheses:
             raise ValueError("operator '^' needs parentheses=True (powers are always parenthesised)")
         if self.parentheses and self.operands > 2**self.depth:
-            raise ValueError(f"{self.operands} operands do not fit in depth {self.depth} (max {2**self.depth})")
+            raise ValueError(
+                f"{self.operands} operands do not fit in depth {self.depth} (max {2**self.depth})"
+            )
 
 
 LEVELS = {
@@ -50,7 +58,9 @@ LEVELS = {
     4: ExpressionKnobs(operators="+-*", operands=4, depth=3, parentheses=True, negatives=True, digits=2),
     5: ExpressionKnobs(operators="+-*/", operands=4, depth=3, parentheses=True, negatives=True, digits=2),
     6: ExpressionKnobs(operators="+-*/", operands=5, depth=3, parentheses=True, negatives=True, digits=3),
-    7: ExpressionKnobs(operators="+-*/^", operands=5, depth=3, parentheses=True, domain="fractions", digits=2),
+    7: ExpressionKnobs(
+        operators="+-*/^", operands=5, depth=3, parentheses=True, domain="fractions", digits=2
+    ),
     8: ExpressionKnobs(
         operators="+-*/^", operands=6, depth=4, parentheses=True, domain="decimals", negatives=True, digits=2
     ),
@@ -191,7 +201,11 @@ def _draw_tree(knobs: ExpressionKnobs, rng: np.random.Generator, leaves: int, de
     lo, hi = max(1, leaves - cap), min(leaves - 1, cap)
     left_leaves = int(rng.integers(lo, hi + 1))
     op = ops[int(rng.integers(len(ops)))]
-    return Node(op, _draw_tree(knobs, rng, left_leaves, depth - 1), _draw_tree(knobs, rng, leaves - left_leaves, depth - 1))
+    return Node(
+        op,
+        _draw_tree(knobs, rng, left_leaves, depth - 1),
+        _draw_tree(knobs, rng, leaves - left_leaves, depth - 1),
+    )
 
 
 def _draw_chain(knobs: ExpressionKnobs, rng: np.random.Generator) -> Expr:
@@ -224,7 +238,11 @@ def _fold_chain(terms: list[Expr], operators: list[str]) -> Expr:
 def draw_expression(knobs: ExpressionKnobs, rng: np.random.Generator) -> tuple[Expr, Fraction]:
     """Draw expressions until one evaluates within the size budget."""
     for _ in range(1000):
-        expr = _draw_tree(knobs, rng, knobs.operands, knobs.depth) if knobs.parentheses else _draw_chain(knobs, rng)
+        expr = (
+            _draw_tree(knobs, rng, knobs.operands, knobs.depth)
+            if knobs.parentheses
+            else _draw_chain(knobs, rng)
+        )
         try:
             return expr, evaluate(expr)
         except _Rejected:
@@ -275,11 +293,15 @@ class Expression(Family):
         expected = Fraction(task.answer)
         if value == expected:
             return Verdict.right(parsed=format_rational(value))
-        return Verdict.wrong(f"{format_rational(value)} is not the value of the expression", parsed=format_rational(value))
+        return Verdict.wrong(
+            f"{format_rational(value)} is not the value of the expression", parsed=format_rational(value)
+        )
 
     def solve_exact(self, task: Task) -> SolverRun:
         # the generator's own exact evaluation; effort is its schoolbook digit-operation count
-        return SolverRun(response=f"<answer>{task.answer}</answer>", effort=float(task.metadata["operations"]))
+        return SolverRun(
+            response=f"<answer>{task.answer}</answer>", effort=float(task.metadata["operations"])
+        )
 
     def solve_weak(self, task: Task) -> SolverRun:
         # mental arithmetic: gives up on anything with more than 12 digit-operations
