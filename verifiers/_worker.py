@@ -1,0 +1,204 @@
+"""A kill-safe pool of verifier worker processes with a hard per-call time bound.
+
+Signals only work on the main thread, and a thread cannot be killed, so the only hard bound
+that holds inside other frameworks' threads is a separate process: each call borrows an
+idle worker (a fresh ``python -m palaestra.verifiers._worker`` speaking JSON lines over
+pipes), waits with ``select`` for its answer and, on timeout, kills it (SIGKILL) and
+discards it. Callers in many threads each get their own worker; nothing is shared but the
+idle list. The child also caps its own address space so a memory bomb dies there.
+
+Only functions named in ``_HANDLERS`` can be called: the request says which by name.
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import select
+import subprocess
+import sys
+import threading
+import time
+from typing import Any
+
+STARTUP_TIMEOUT_S = 60.0
+MEMORY_LIMIT_BYTES = 4 * 1024**3
+_MAX_LINE = 16 * 1024 * 1024
+
+
+class WorkerTimeout(Exception):
+    """The call ran past its time bound; the worker was killed."""
+
+
+class WorkerCrashed(Exception):
+    """The worker died or answered garbage; it was discarded."""
+
+
+class _Worker:
+    def __init__(self) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "palaestra.verifiers._worker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            close_fds=True,
+        )
+        self.buffer = b""
+        ready = self.read_line(STARTUP_TIMEOUT_S)
+        if ready != {"ready": True}:
+            self.kill()
+            raise WorkerCrashed(f"worker failed to start: {ready!r}")
+
+    def call(self, request: dict[str, Any], timeout_s: float) -> Any:
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(json.dumps(request).encode() + b"\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError) as exc:
+            raise WorkerCrashed(f"worker pipe closed: {exc}") from None
+        reply = self.read_line(timeout_s)
+        if "error" in reply:
+            raise WorkerCrashed(reply["error"])
+        return reply["result"]
+
+    def read_line(self, timeout_s: float) -> dict[str, Any]:
+        assert self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        deadline = time.monotonic() + timeout_s
+        while b"\n" not in self.buffer:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise WorkerTimeout
+            readable, _, _ = select.select([fd], [], [], left)
+            if not readable:
+                raise WorkerTimeout
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                raise WorkerCrashed("worker exited")
+            self.buffer += chunk
+            if len(self.buffer) > _MAX_LINE:
+                raise WorkerCrashed("worker reply too large")
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        try:
+            return json.loads(line)
+        except ValueError:
+            raise WorkerCrashed("worker sent a malformed reply") from None
+
+    def kill(self) -> None:
+        try:
+            self.proc.kill()
+        except OSError:
+            pass
+        self.proc.wait()
+        for pipe in (self.proc.stdin, self.proc.stdout):
+            try:
+                if pipe is not None:
+                    pipe.close()
+            except OSError:
+                pass
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+
+class WorkerPool:
+    """Borrow-one-worker-per-call pool; ``max_idle`` workers are kept warm between calls."""
+
+    def __init__(self, max_idle: int | None = None) -> None:
+        self.max_idle = max_idle or max(2, os.cpu_count() or 2)
+        self._lock = threading.Lock()
+        self._idle: list[_Worker] = []
+        self._pid = os.getpid()
+        atexit.register(self.close)
+
+    def call(self, request: dict[str, Any], timeout_s: float) -> Any:
+        """Run ``request`` in a worker; raises WorkerTimeout or WorkerCrashed."""
+        worker = self._borrow()
+        try:
+            result = worker.call(request, timeout_s)
+        except (WorkerTimeout, WorkerCrashed):
+            worker.kill()
+            raise
+        except BaseException:
+            worker.kill()  # interrupted mid-call: the reply may still be in flight
+            raise
+        self._give_back(worker)
+        return result
+
+    def warm(self, n: int = 1) -> None:
+        """Start ``n`` workers now so that the first calls do not pay the start-up."""
+        for _ in range(n):
+            self._give_back(_Worker())
+
+    def _borrow(self) -> _Worker:
+        with self._lock:
+            if os.getpid() != self._pid:  # forked: the parent's workers are not ours
+                self._idle, self._pid = [], os.getpid()
+            while self._idle:
+                worker = self._idle.pop()
+                if worker.alive():
+                    return worker
+        return _Worker()
+
+    def _give_back(self, worker: _Worker) -> None:
+        with self._lock:
+            if os.getpid() == self._pid and len(self._idle) < self.max_idle:
+                self._idle.append(worker)
+                return
+        worker.kill()
+
+    def close(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, []
+        if os.getpid() == self._pid:
+            for worker in idle:
+                worker.kill()
+
+
+# ------------------------------------------------------------------------------------------
+# The child side
+# ------------------------------------------------------------------------------------------
+
+
+def _compare(args: dict[str, Any]) -> Any:
+    from palaestra.verifiers._mathcompare import Settings, compare_strings
+
+    return compare_strings(args["gold"], args["pred"], Settings(**args["settings"]))
+
+
+def _sleep(args: dict[str, Any]) -> Any:  # used by the tests to exercise the time bound
+    time.sleep(float(args["seconds"]))
+    return "slept"
+
+
+_HANDLERS = {"compare": _compare, "sleep": _sleep}
+
+
+def _serve() -> None:
+    try:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT_BYTES, MEMORY_LIMIT_BYTES))
+    except (ImportError, ValueError, OSError):
+        pass
+    import palaestra.verifiers._mathcompare  # noqa: F401  (import before "ready": warm start)
+
+    out = sys.stdout.buffer
+    out.write(b'{"ready": true}\n')
+    out.flush()
+    for line in sys.stdin.buffer:
+        try:
+            request = json.loads(line)
+            result = _HANDLERS[request["fn"]](request["args"])
+            reply: dict[str, Any] = {"result": result}
+        except MemoryError:
+            reply = {"error": "out of memory"}
+        except Exception as exc:  # report, keep serving: the parent decides what it means
+            reply = {"error": f"{type(exc).__name__}: {exc}"[:500]}
+        out.write(json.dumps(reply).encode() + b"\n")
+        out.flush()
+
+
+if __name__ == "__main__":
+    _serve()

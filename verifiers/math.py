@@ -1,0 +1,221 @@
+"""Exact math answer equivalence: ``math_equal``, ``verify_math`` and a TRL reward function.
+
+``math_equal(gold, pred)`` parses both answers with our own restricted grammar
+(``_mathparse``: LaTeX and plain text to sympy objects, never ``eval``/``sympify``) and
+compares them exactly (``_mathcompare``). Anything beyond plain numbers runs in a kill-safe
+worker process under a hard time bound, so it is safe inside any thread; a timeout returns
+``Verdict.failure("timeout")``, never a hang and never ``correct=True``. Plain numbers
+(``42``, ``-3.5``, ``42,000``, ``3/4``, ``\\frac{3}{4}``) take an in-process fast path whose
+work is linear in the (capped) input length.
+
+The label policy (what counts as equal) is documented in ``docs/verifiers.md``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from palaestra.core import Verdict, canonical_json
+from palaestra.verifiers._worker import WorkerCrashed, WorkerPool, WorkerTimeout
+
+__all__ = ["MathPolicy", "math_equal", "verify_math", "math_reward", "make_math_reward", "warm_up"]
+
+log = logging.getLogger(__name__)
+
+MAX_ANSWER_CHARS = 4000
+
+
+@dataclass(frozen=True)
+class MathPolicy:
+    """What counts as equal (defaults: exact; see docs/verifiers.md).
+
+    rel_tol: accept numbers within this relative tolerance (for tasks that ask for
+        decimals); ``None`` means exact, so ``0.333333`` is not ``1/3``.
+    strip_units: drop ``\\text{cm}``-style and trailing unit words before comparing.
+    e_is_euler / i_is_imaginary / j_is_imaginary: how the bare letters e, i, j read.
+    timeout_s: the hard bound on parsing plus comparing one pair.
+    """
+
+    rel_tol: float | None = None
+    strip_units: bool = False
+    e_is_euler: bool = True
+    i_is_imaginary: bool = True
+    j_is_imaginary: bool = False
+    timeout_s: float = 5.0
+
+    def settings(self) -> dict[str, Any]:
+        out = dataclasses.asdict(self)
+        del out["timeout_s"]
+        return out
+
+
+DEFAULT_POLICY = MathPolicy()
+_POOL = WorkerPool()
+
+
+def warm_up(n_workers: int = 1) -> None:
+    """Start worker processes now so the first verifications do not pay their start-up."""
+    _POOL.warm(n_workers)
+
+
+def math_equal(gold: str, pred: str, *, policy: MathPolicy = DEFAULT_POLICY) -> Verdict:
+    """Whether answer ``pred`` equals the reference ``gold`` under ``policy``.
+
+    ``pred`` is an answer, not a whole response (see :func:`verify_math`). Returns
+    ``Verdict.right``; ``Verdict.wrong`` (parsed but different); ``Verdict.bad_format``
+    (unparseable, too long, refused as unbounded); or ``Verdict.failure`` on timeout or crash.
+    """
+    if not isinstance(gold, str) or not isinstance(pred, str):
+        return Verdict.bad_format("answers must be strings")
+    if len(pred) > MAX_ANSWER_CHARS:
+        return Verdict.bad_format(f"the answer is longer than {MAX_ANSWER_CHARS} characters")
+    if len(gold) > MAX_ANSWER_CHARS:
+        return Verdict.failure("reference too long", reason="the reference answer is too long to parse")
+    fast = _fast_compare(gold, pred, policy)
+    if fast is not None:
+        return fast
+    request = {"fn": "compare", "args": {"gold": gold, "pred": pred, "settings": policy.settings()}}
+    try:
+        result = _POOL.call(request, policy.timeout_s)
+    except WorkerTimeout:
+        return Verdict.failure("timeout", reason=f"comparison ran past {policy.timeout_s} s")
+    except WorkerCrashed as exc:
+        return Verdict.failure(f"crash: {exc}", reason="the comparison failed")
+    return _to_verdict(result)
+
+
+def _to_verdict(result: dict[str, Any]) -> Verdict:
+    if result["correct"]:
+        return Verdict.right(parsed=result["parsed"], reason=result["reason"])
+    if result["format_ok"]:
+        return Verdict.wrong(result["reason"], parsed=result["parsed"])
+    return Verdict.bad_format(result["reason"], parsed=result["parsed"])
+
+
+# --------------------------------------------------------------------------------------------
+# Fast path: plain numbers compare as exact fractions in-process
+# --------------------------------------------------------------------------------------------
+
+_DECIMAL = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
+_FAST = re.compile(
+    rf"^\s*(?P<sign>[-+\u2212]?)\s*(?:(?P<dec>{_DECIMAL})"
+    rf"|(?P<p>\d+)\s*/\s*(?P<q>\d+)"
+    rf"|\\[dt]?frac\{{\s*(?P<fp>\d+)\s*\}}\{{\s*(?P<fq>\d+)\s*\}})\s*$"
+)
+_WRAPPER = re.compile(r"^\s*(?:\$|\\\(|\\\[)?\s*(?:\\boxed\{(?P<box>[^{}]*)\}|(?P<bare>[^{}$]*))\s*(?:\$|\\\)|\\\])?\s*$")
+
+
+def _plain_number(text: str) -> Fraction | None:
+    """An exact Fraction for a plain number, or None if the text is anything else."""
+    if len(text) > 200:
+        return None
+    wrapped = _WRAPPER.match(text)
+    if wrapped is None:
+        return None
+    inner = wrapped.group("box") if wrapped.group("box") is not None else wrapped.group("bare")
+    m = _FAST.match(inner)
+    if m is None:
+        return None
+    if m.group("dec") is not None:
+        value = Fraction(m.group("dec").replace(",", ""))
+    else:
+        p, q = (m.group("p"), m.group("q")) if m.group("p") is not None else (m.group("fp"), m.group("fq"))
+        if int(q) == 0:
+            return None
+        value = Fraction(int(p), int(q))
+    return -value if m.group("sign") in ("-", "\u2212") else value
+
+
+def _fast_compare(gold: str, pred: str, policy: MathPolicy) -> Verdict | None:
+    g = _plain_number(gold)
+    if g is None:
+        return None
+    p = _plain_number(pred)
+    if p is None:
+        return None
+    shown = str(p.numerator) if p.denominator == 1 else f"{p.numerator}/{p.denominator}"
+    if g == p:
+        return Verdict.right(parsed=shown, reason="equivalent")
+    if policy.rel_tol is not None and abs(g - p) <= Fraction(policy.rel_tol) * max(abs(g), abs(p)):
+        return Verdict.right(parsed=shown, reason="equivalent")
+    if "," in gold + pred:
+        return None  # "100,200" may be a list: let the full parser try both readings
+    return Verdict.wrong("not equivalent", parsed=shown)
+
+
+# --------------------------------------------------------------------------------------------
+# Whole responses and the TRL reward function
+# --------------------------------------------------------------------------------------------
+
+
+def verify_math(
+    response: str,
+    gold: str,
+    *,
+    policy: MathPolicy = DEFAULT_POLICY,
+    pattern: str | None = None,
+    allow_bare: bool = False,
+) -> Verdict:
+    """Extract the final answer from a model ``response`` and compare it with ``gold``."""
+    from palaestra.verifiers.extract import extract_answer
+
+    extraction = extract_answer(response, pattern=pattern, allow_bare=allow_bare, max_chars=MAX_ANSWER_CHARS)
+    if not extraction.ok or extraction.text is None:
+        return Verdict.bad_format(extraction.error or "no answer found")
+    return math_equal(gold, extraction.text, policy=policy)
+
+
+def _completion_text(completion: Any) -> str:
+    """TRL passes strings (standard format) or lists of chat messages (conversational)."""
+    if isinstance(completion, str):
+        return completion
+    if isinstance(completion, Sequence) and completion and isinstance(completion[-1], dict):
+        return str(completion[-1].get("content", ""))
+    if isinstance(completion, dict):
+        return str(completion.get("content", ""))
+    return ""
+
+
+def make_math_reward(
+    answer_key: str = "answer",
+    *,
+    policy: MathPolicy = DEFAULT_POLICY,
+    pattern: str | None = None,
+    allow_bare: bool = False,
+) -> Callable[..., list[float]]:
+    """A reward function with TRL's signature reading the references from ``answer_key``.
+
+    ``GRPOTrainer(reward_funcs=[make_math_reward("solution")])`` calls it as
+    ``f(prompts=..., completions=..., completion_ids=..., **dataset_columns)``.
+    A verifier failure (timeout, crash) scores 0.0 and is logged, never rewarded.
+    """
+
+    def reward(completions: list[Any], **kwargs: Any) -> list[float]:
+        golds = kwargs.get(answer_key)
+        if golds is None:
+            raise KeyError(f"the dataset has no {answer_key!r} column for the math reward")
+        if len(golds) != len(completions):
+            raise ValueError(f"{len(completions)} completions but {len(golds)} references")
+        rewards = []
+        for completion, gold in zip(completions, golds, strict=True):
+            gold_text = gold if isinstance(gold, str) else canonical_json(gold)
+            verdict = verify_math(
+                _completion_text(completion), gold_text, policy=policy, pattern=pattern, allow_bare=allow_bare
+            )
+            if verdict.error is not None:
+                log.warning("math reward: verifier failed (%s); scoring 0", verdict.error)
+            rewards.append(float(verdict.reward))
+        return rewards
+
+    reward.__name__ = f"math_reward_{answer_key}"
+    return reward
+
+
+math_reward = make_math_reward("answer")
+math_reward.__name__ = "math_reward"
