@@ -22,7 +22,7 @@ SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
 _NUMBER = r"[+\-\u2212]?(?:\d{1,3}(?:,\d{3})+|\d+)"
 _DIVISION = re.compile(
     rf"^\s*(?:q(?:uotient)?\s*(?:=|:|is)?\s*)?(?P<q>{_NUMBER})"
-    rf"(?:\s*[,;]\s+|\s*[,;]?\s*(?:and\s+)?(?:r|rem|remainder)(?![a-z])\.?\s*(?:=|:|is|of)?\s*|\s*[,;]?\s*(?:and\s+)?(?=[+\-\u2212]?\d))"
+    rf"(?:\s*[,;]\s+|\s*[,;]?\s*(?:and\s+)?(?:r|rem|remainder)(?![a-z])\.?\s*(?:=|:|is|of)?\s*|\s*[,;]?\s+and\s+)"
     rf"(?P<r>{_NUMBER})\s*\.?\s*$",
     re.IGNORECASE,
 )

@@ -69,7 +69,9 @@ def test_division_formats() -> None:
     assert parse_division("q = 1234, r = 56") == (1234, 56)
     assert parse_division("1234, 56") == (1234, 56)
     assert parse_division("1234 r56") == (1234, 56)
+    assert parse_division("1234 and 56") == (1234, 56)
     assert parse_division("1234") is None
+    assert parse_division("1234 56") is None
     assert parse_division("1234 remainder") is None
     assert parse_division("1,234") is None  # a thousands separator, not a pair
 
