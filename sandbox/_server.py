@@ -84,6 +84,8 @@ class Server:
     def _private_mounts(self) -> None:
         hd.unshare(hd.CLONE_NEWNS)
         hd.mount("none", "/", None, hd.MS_REC | hd.MS_PRIVATE)
+        if self.cfg.get("uid") is not None:
+            _expose_interpreter(self.scratch)
         # The scratch quota: a tmpfs with a size and an inode cap, visible only in here.
         opts = f"size={int(self.cfg['scratch_mb'])}m,nr_inodes={int(self.cfg['scratch_files'])},mode=0755"
         hd.mount("tmpfs", self.scratch, "tmpfs", hd.MS_NOSUID | hd.MS_NODEV, opts)
@@ -296,7 +298,10 @@ def _run_program(source: str, filename: str) -> None:
         status = 1
         try:
             # Skip this function's own frame: the traceback starts in the program, as python's.
-            traceback.print_exception(type(exc), exc, exc.__traceback__.tb_next)
+            # Innermost frames only, like the interpreter (sys.tracebacklimit, default 1000):
+            # a runaway recursion would otherwise spend the timeout formatting millions.
+            limit = -max(int(getattr(sys, "tracebacklimit", 1000)), 1)
+            traceback.print_exception(type(exc), exc, exc.__traceback__.tb_next, limit=limit)
         except BaseException:  # noqa: BLE001 - e.g. MemoryError while formatting
             _write_all(2, b"\nMemoryError\n")
     for stream in (sys.stdout, sys.stderr):
@@ -375,6 +380,38 @@ def _read_paths() -> list[str]:
                 paths.add(os.path.dirname(fields[5].strip()))
     paths.update(["/etc/ld.so.cache", "/etc/localtime"])
     return sorted(p for p in paths if p and os.path.exists(p))
+
+
+def _expose_interpreter(scratch: str) -> None:
+    """Make the interpreter's prefix reachable for the per-worker uids.
+
+    An interpreter installed under a private directory (pyenv in /root, mode 0700) is
+    unreadable once privileges drop, so lazy imports would fail. In our private mount
+    namespace the private ancestor is covered with an empty tmpfs and only the prefix is
+    bind-mounted back: the rest of that directory (``.ssh`` and the like) stays hidden.
+    """
+    prefixes = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    for prefix in sorted(prefixes):
+        hidden = _private_ancestor(prefix)
+        if hidden is None or os.path.realpath(scratch).startswith(hidden + os.sep):
+            continue
+        fd = os.open(prefix, os.O_PATH)
+        try:
+            hd.mount("tmpfs", hidden, "tmpfs", hd.MS_NOSUID | hd.MS_NODEV, "mode=0755,size=64k")
+            os.makedirs(prefix, mode=0o755, exist_ok=True)
+            hd.mount(f"/proc/self/fd/{fd}", prefix, None, hd.MS_BIND | hd.MS_REC)
+        finally:
+            os.close(fd)
+
+
+def _private_ancestor(path: str) -> str | None:
+    """The top-most directory on ``path`` that others may not traverse, if any."""
+    current = "/"
+    for part in path.strip("/").split("/"):
+        current = os.path.join(current, part)
+        if not os.stat(current).st_mode & 0o001:
+            return current
+    return None
 
 
 def _kill_tree(pid: int) -> None:
