@@ -1,0 +1,239 @@
+"""Private propositional-formula toolkit shared by the logic families.
+
+A formula is plain JSON (so it can live in task metadata) over variables numbered 0..n-1:
+
+- ``["var", i]``
+- ``["not", f]``
+- ``["and", [f, g, ...]]`` and ``["or", [f, g, ...]]`` (two or more arguments)
+- ``["implies", f, g]``, ``["iff", f, g]``, ``["xor", f, g]``
+- ``["exactly", k, [f, g, ...]]``: exactly ``k`` of the arguments are true
+
+This module offers evaluation (one assignment, a whole truth table with numpy, three-valued
+Kleene evaluation of partial assignments), conversion to z3 and model counting with z3.
+Nothing here parses model text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import z3
+
+Formula = list[Any]
+
+
+def var(i: int) -> Formula:
+    return ["var", int(i)]
+
+
+def neg(f: Formula) -> Formula:
+    return ["not", f]
+
+
+def literal(i: int, positive: bool) -> Formula:
+    return var(i) if positive else neg(var(i))
+
+
+def as_literal(f: Formula) -> tuple[int, bool] | None:
+    """``(variable, polarity)`` if ``f`` is a variable or a negated variable, else ``None``."""
+    if f[0] == "var":
+        return f[1], True
+    if f[0] == "not" and f[1][0] == "var":
+        return f[1][1], False
+    return None
+
+
+def evaluate(f: Formula, values: Sequence[bool]) -> bool:
+    """The truth value of ``f`` under a full assignment."""
+    op = f[0]
+    if op == "var":
+        return bool(values[f[1]])
+    if op == "not":
+        return not evaluate(f[1], values)
+    if op == "and":
+        return all(evaluate(g, values) for g in f[1])
+    if op == "or":
+        return any(evaluate(g, values) for g in f[1])
+    if op == "implies":
+        return (not evaluate(f[1], values)) or evaluate(f[2], values)
+    if op == "iff":
+        return evaluate(f[1], values) == evaluate(f[2], values)
+    if op == "xor":
+        return evaluate(f[1], values) != evaluate(f[2], values)
+    if op == "exactly":
+        return sum(evaluate(g, values) for g in f[2]) == f[1]
+    raise ValueError(f"unknown connective {op!r}")
+
+
+def all_assignments(n: int) -> np.ndarray:
+    """Boolean matrix (2**n, n): row r is the assignment whose bit i is variable i."""
+    rows = np.arange(2**n, dtype=np.int64)[:, None]
+    return ((rows >> np.arange(n, dtype=np.int64)) & 1).astype(bool)
+
+
+def truth_table(f: Formula, table: np.ndarray) -> np.ndarray:
+    """Vectorised evaluation of ``f`` over every row of ``table`` (see :func:`all_assignments`)."""
+    op = f[0]
+    if op == "var":
+        return table[:, f[1]]
+    if op == "not":
+        return ~truth_table(f[1], table)
+    if op in ("and", "or"):
+        parts = [truth_table(g, table) for g in f[1]]
+        out = parts[0].copy()
+        for p in parts[1:]:
+            out = out & p if op == "and" else out | p
+        return out
+    if op == "implies":
+        return ~truth_table(f[1], table) | truth_table(f[2], table)
+    if op == "iff":
+        return truth_table(f[1], table) == truth_table(f[2], table)
+    if op == "xor":
+        return truth_table(f[1], table) != truth_table(f[2], table)
+    if op == "exactly":
+        count = np.zeros(len(table), dtype=np.int64)
+        for g in f[2]:
+            count += truth_table(g, table)
+        return count == f[1]
+    raise ValueError(f"unknown connective {op!r}")
+
+
+def kleene(f: Formula, values: Sequence[bool | None]) -> bool | None:
+    """Three-valued (strong Kleene) value of ``f`` under a partial assignment (``None`` = unknown)."""
+    op = f[0]
+    if op == "var":
+        return values[f[1]]
+    if op == "not":
+        v = kleene(f[1], values)
+        return None if v is None else not v
+    if op in ("and", "or"):
+        dominant = op == "or"  # a True decides an 'or', a False decides an 'and'
+        unknown = False
+        for g in f[1]:
+            v = kleene(g, values)
+            if v is None:
+                unknown = True
+            elif v == dominant:
+                return dominant
+        return None if unknown else not dominant
+    if op in ("implies", "iff", "xor"):
+        a, b = kleene(f[1], values), kleene(f[2], values)
+        if op == "implies":
+            if a is False or b is True:
+                return True
+            return None if a is None or b is None else False
+        if a is None or b is None:
+            return None
+        return (a == b) if op == "iff" else (a != b)
+    if op == "exactly":
+        true = unknown = 0
+        for g in f[2]:
+            v = kleene(g, values)
+            if v is None:
+                unknown += 1
+            elif v:
+                true += 1
+        k = f[1]
+        if true > k or true + unknown < k:
+            return False
+        return True if unknown == 0 else None
+    raise ValueError(f"unknown connective {op!r}")
+
+
+def to_z3(f: Formula, xs: Sequence[z3.BoolRef]) -> z3.BoolRef:
+    """The z3 expression of ``f`` over the z3 Booleans ``xs``."""
+    op = f[0]
+    if op == "var":
+        return xs[f[1]]
+    if op == "not":
+        return z3.Not(to_z3(f[1], xs))
+    if op == "and":
+        return z3.And([to_z3(g, xs) for g in f[1]])
+    if op == "or":
+        return z3.Or([to_z3(g, xs) for g in f[1]])
+    if op == "implies":
+        return z3.Implies(to_z3(f[1], xs), to_z3(f[2], xs))
+    if op == "iff":
+        return to_z3(f[1], xs) == to_z3(f[2], xs)
+    if op == "xor":
+        return z3.Xor(to_z3(f[1], xs), to_z3(f[2], xs))
+    if op == "exactly":
+        return z3.PbEq([(to_z3(g, xs), 1) for g in f[2]], f[1])
+    raise ValueError(f"unknown connective {op!r}")
+
+
+def z3_models(constraints: Sequence[Formula], n: int, limit: int = 2) -> list[list[bool]]:
+    """Up to ``limit`` distinct models (over variables 0..n-1) of the conjunction, found by z3."""
+    xs = [z3.Bool(f"x{i}") for i in range(n)]
+    solver = z3.Solver()
+    for c in constraints:
+        solver.add(to_z3(c, xs))
+    models: list[list[bool]] = []
+    while len(models) < limit and solver.check() == z3.sat:
+        model = solver.model()
+        values = [z3.is_true(model.eval(x, model_completion=True)) for x in xs]
+        models.append(values)
+        solver.add(z3.Or([x != z3.BoolVal(v) for x, v in zip(xs, values, strict=True)]))
+    return models
+
+
+def z3_only_model(constraints: Sequence[Formula], n: int, values: Sequence[bool]) -> bool:
+    """Prove with z3 that ``values`` is the one and only model of the conjunction.
+
+    ``values`` is checked directly, then z3 shows that no other assignment satisfies the
+    constraints (one unsat call on the finite-domain solver, the cheapest proof).
+    """
+    if not all(evaluate(c, values) for c in constraints):
+        return False
+    xs = [z3.Bool(f"x{i}") for i in range(n)]
+    solver = z3.SolverFor("QF_FD")
+    for c in constraints:
+        solver.add(to_z3(c, xs))
+    solver.add(z3.Or([x != z3.BoolVal(bool(v)) for x, v in zip(xs, values, strict=True)]))
+    return solver.check() == z3.unsat
+
+
+def depth(f: Formula) -> int:
+    """Connective nesting depth (a variable has depth 0, a negated variable depth 1)."""
+    op = f[0]
+    if op == "var":
+        return 0
+    if op == "not":
+        return 1 + depth(f[1])
+    if op in ("and", "or"):
+        return 1 + max(depth(g) for g in f[1])
+    if op == "exactly":
+        return 1 + max(depth(g) for g in f[2])
+    return 1 + max(depth(f[1]), depth(f[2]))
+
+
+def size(f: Formula) -> int:
+    """Number of nodes of ``f``."""
+    op = f[0]
+    if op == "var":
+        return 1
+    if op == "not":
+        return 1 + size(f[1])
+    if op in ("and", "or"):
+        return 1 + sum(size(g) for g in f[1])
+    if op == "exactly":
+        return 1 + sum(size(g) for g in f[2])
+    return 1 + size(f[1]) + size(f[2])
+
+
+def canonical(f: Formula) -> Formula:
+    """A canonical form: arguments of commutative connectives sorted (for hashing)."""
+    op = f[0]
+    if op == "var":
+        return f
+    if op == "not":
+        return ["not", canonical(f[1])]
+    if op in ("and", "or"):
+        return [op, sorted((canonical(g) for g in f[1]), key=repr)]
+    if op == "exactly":
+        return [op, f[1], sorted((canonical(g) for g in f[2]), key=repr)]
+    if op in ("iff", "xor"):
+        return [op, *sorted((canonical(f[1]), canonical(f[2])), key=repr)]
+    return [op, canonical(f[1]), canonical(f[2])]
