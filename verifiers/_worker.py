@@ -103,32 +103,36 @@ class _Worker:
 
 
 class WorkerPool:
-    """Borrow-one-worker-per-call pool; ``max_idle`` workers are kept warm between calls."""
+    """Borrow-one-worker-per-call pool of at most ``max_workers`` processes.
 
-    def __init__(self, max_idle: int | None = None) -> None:
-        self.max_idle = max_idle or max(2, os.cpu_count() or 2)
+    Idle workers stay warm between calls; a caller that finds all of them busy waits for
+    one (that wait is not part of its time bound, which starts when its request is sent).
+    """
+
+    def __init__(self, max_workers: int | None = None) -> None:
+        self.max_workers = max_workers or max(4, os.cpu_count() or 1)
         self._lock = threading.Lock()
+        self._slots = threading.BoundedSemaphore(self.max_workers)
         self._idle: list[_Worker] = []
         self._pid = os.getpid()
         atexit.register(self.close)
 
     def call(self, request: dict[str, Any], timeout_s: float) -> Any:
         """Run ``request`` in a worker; raises WorkerTimeout or WorkerCrashed."""
-        worker = self._borrow()
-        try:
-            result = worker.call(request, timeout_s)
-        except (WorkerTimeout, WorkerCrashed):
-            worker.kill()
-            raise
-        except BaseException:
-            worker.kill()  # interrupted mid-call: the reply may still be in flight
-            raise
-        self._give_back(worker)
-        return result
+        with self._slots:
+            worker = self._borrow()
+            try:
+                result = worker.call(request, timeout_s)
+            except BaseException:
+                # timed out, crashed or interrupted mid-call: its reply may still be in flight
+                worker.kill()
+                raise
+            self._give_back(worker)
+            return result
 
     def warm(self, n: int = 1) -> None:
         """Start ``n`` workers now so that the first calls do not pay the start-up."""
-        for _ in range(n):
+        for _ in range(min(n, self.max_workers)):
             self._give_back(_Worker())
 
     def _borrow(self) -> _Worker:
@@ -143,7 +147,7 @@ class WorkerPool:
 
     def _give_back(self, worker: _Worker) -> None:
         with self._lock:
-            if os.getpid() == self._pid and len(self._idle) < self.max_idle:
+            if os.getpid() == self._pid and len(self._idle) < self.max_workers:
                 self._idle.append(worker)
                 return
         worker.kill()
