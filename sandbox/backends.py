@@ -419,24 +419,33 @@ class BubblewrapBackend(Backend):
         try:
             proc = subprocess.Popen(
                 self._command(rundir, job, seccomp_r),
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                env={}, start_new_session=True, pass_fds=() if seccomp_r is None else (seccomp_r,),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env={},
+                start_new_session=True,
+                pass_fds=() if seccomp_r is None else (seccomp_r,),
             )
         finally:
             if seccomp_r is not None:
                 os.close(seccomp_r)
-        out, err, reason = _collect(proc, _as_bytes(job.stdin), start + job.timeout_s, job.output_limit_bytes)
+        deadline = start + float(job.timeout_s)
+        feeder = threading.Thread(target=_feed, args=(proc.stdin, _as_bytes(job.stdin)), daemon=True)
+        feeder.start()
+        out, err, reason = _collect(proc, deadline, int(job.output_limit_bytes))
+        code, cpu, reason = _reap(proc, deadline, reason)
+        feeder.join()
         wall = time.monotonic() - start
-        code = proc.returncode
-        cpu = _children_cpu_delta(proc)
         if reason:
             status = reason
         elif code == 0:
             status = "ok"
-        elif code != 0 and b"MemoryError" in err[-400:]:
+        elif b"MemoryError" in err[-400:]:
             status = "memory"
-        elif code in (-signal.SIGXCPU, -signal.SIGKILL):
-            status = "timeout" if code == -signal.SIGXCPU else "killed"
+        elif code == -signal.SIGXCPU:
+            status = "timeout"
+        elif code == -signal.SIGKILL:
+            status = "killed"
         else:
             status = "error"
         return ExecResult(status, code, _decode(out), _decode(err), wall, cpu)
@@ -445,19 +454,21 @@ class BubblewrapBackend(Backend):
         shutil.rmtree(self.base, ignore_errors=True)
 
 
-def _children_cpu_delta(proc: subprocess.Popen) -> float:
-    # wait4 on this exact pid would race with Popen's own reaping; the rusage Popen does not
-    # expose is approximated by 0.0 rather than invented.
-    return 0.0
-
-
-def _collect(proc: subprocess.Popen, stdin: bytes, deadline: float, limit: int) -> tuple[bytes, bytes, str | None]:
-    """Feed stdin, read both pipes up to ``limit`` bytes together, kill the group on expiry."""
+def _feed(pipe, data: bytes) -> None:
+    # A thread, so a program that never reads its stdin cannot block the output loop.
     try:
-        proc.stdin.write(stdin)
-        proc.stdin.close()
-    except BrokenPipeError:
+        pipe.write(data)
+    except (BrokenPipeError, ValueError):
         pass
+    finally:
+        try:
+            pipe.close()
+        except BrokenPipeError:
+            pass
+
+
+def _collect(proc: subprocess.Popen, deadline: float, limit: int) -> tuple[bytes, bytes, str | None]:
+    """Read stdout and stderr up to ``limit`` bytes together, until EOF, expiry or overflow."""
     bufs = {proc.stdout.fileno(): bytearray(), proc.stderr.fileno(): bytearray()}
     fds = set(bufs)
     reason = None
@@ -475,18 +486,27 @@ def _collect(proc: subprocess.Popen, stdin: bytes, deadline: float, limit: int) 
             bufs[fd] += chunk[: max(room, 0)]
             if len(chunk) > room:
                 reason = "output_limit"
-    if reason:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-    try:
-        proc.wait(timeout=max(deadline - time.monotonic(), 0) + 1)
-    except subprocess.TimeoutExpired:
-        reason = reason or "timeout"
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
     proc.stdout.close()
     proc.stderr.close()
     out, err = (bytes(b) for b in bufs.values())
     return out, err, reason
+
+
+def _reap(proc: subprocess.Popen, deadline: float, reason: str | None) -> tuple[int, float, str | None]:
+    """Wait for bwrap until the deadline (it may outlive closed pipes), SIGKILL its session
+    otherwise; returns (exit code, CPU seconds of bwrap and the reaped program, reason)."""
+    pidfd = os.pidfd_open(proc.pid)
+    try:
+        if reason is None and not select.select([pidfd], [], [], max(deadline - time.monotonic(), 0))[0]:
+            reason = "timeout"
+    finally:
+        os.close(pidfd)
+    if reason is not None:
+        # bwrap's --die-with-parent takes the whole pid namespace down with it.
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    _, wstatus, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(wstatus)
+    return proc.returncode, usage.ru_utime + usage.ru_stime, reason
