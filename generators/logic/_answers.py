@@ -1,0 +1,71 @@
+"""Private answer parsers shared by the logic families (no eval, linear time).
+
+``parse_bool_assignment`` reads a truth assignment written in any of the usual ways:
+``p=true, q=false``, ``p: T; q: F``, ``p=1 q=0``, JSON ``{"p": true}``, literals
+``p, ¬q, ~r, !s, -u, not v``, and (when allowed) DIMACS ``1 -2 3 0``. Every variable must be
+given exactly once; anything else is an error message, never a guess.
+"""
+
+from __future__ import annotations
+
+import re
+
+TRUE_WORDS = frozenset({"true", "t", "1", "yes", "on"})
+FALSE_WORDS = frozenset({"false", "f", "0", "no", "off"})
+NEGATIONS = frozenset({"¬", "~", "!", "-", "not", "\u2212"})
+_STRIP = re.compile(r"[{}\[\]()\"'`]")
+_TOKEN = re.compile(r"[A-Za-z_][A-Za-z_0-9]*|\d+|[¬~!\-\u2212=:]|[^\s,;]")
+_BINDERS = frozenset({"=", ":", "is"})
+
+
+def parse_bool_assignment(
+    text: str, names: list[str], *, dimacs: bool = False
+) -> tuple[dict[str, bool] | None, str]:
+    """``({name: value}, "")`` or ``(None, why)``; with ``dimacs``, integer i means ``names[i-1]``."""
+    lookup = {name.lower(): name for name in names}
+    tokens = [t.lower() for t in _TOKEN.findall(_STRIP.sub(" ", text))]
+    if dimacs and tokens and tokens[-1] == "0" and not any(t in _BINDERS for t in tokens):
+        tokens = tokens[:-1]  # the DIMACS line terminator
+    values: dict[str, bool] = {}
+    i = 0
+    while i < len(tokens):
+        if tokens[i] == "and":
+            i += 1
+            continue
+        negated = False
+        while i < len(tokens) and tokens[i] in NEGATIONS:
+            negated = not negated
+            i += 1
+        if i >= len(tokens):
+            return None, "a negation sign without a variable"
+        name = _name(tokens[i], lookup, names, dimacs)
+        if name is None:
+            return None, f"unexpected {tokens[i]!r}: expected one of the variables {', '.join(names[:6])}..."
+        i += 1
+        value = not negated
+        if i < len(tokens) and tokens[i] in _BINDERS:
+            if negated:
+                return None, f"{name} is both negated and given a value"
+            if i + 1 >= len(tokens) or tokens[i + 1] not in TRUE_WORDS | FALSE_WORDS:
+                return None, f"{name} needs a value true/false"
+            value = tokens[i + 1] in TRUE_WORDS
+            i += 2
+        if name in values:
+            return None, f"{name} is given more than once"
+        values[name] = value
+    missing = [n for n in names if n not in values]
+    if missing:
+        return None, f"no value for {', '.join(missing[:5])}" + (" ..." if len(missing) > 5 else "")
+    return values, ""
+
+
+def _name(token: str, lookup: dict[str, str], names: list[str], dimacs: bool) -> str | None:
+    if token in lookup:
+        return lookup[token]
+    if dimacs and token.isdigit() and 1 <= int(token) <= len(names) and token[0] != "0":
+        return names[int(token) - 1]
+    return None
+
+
+def format_bool_assignment(names: list[str], values: list[bool]) -> str:
+    return ", ".join(f"{n}={'true' if v else 'false'}" for n, v in zip(names, values, strict=True))
