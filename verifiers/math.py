@@ -106,9 +106,9 @@ _DECIMAL = r"(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
 _FAST = re.compile(
     rf"^\s*(?P<sign>[-+\u2212]?)\s*(?:(?P<dec>{_DECIMAL})"
     rf"|(?P<p>\d+)\s*/\s*(?P<q>\d+)"
-    rf"|\\[dt]?frac\{{\s*(?P<fp>\d+)\s*\}}\{{\s*(?P<fq>\d+)\s*\}})\s*$"
+    rf"|\\[dt]?frac\{{\s*(?P<fsign>[-+]?)\s*(?P<fp>\d+)\s*\}}\{{\s*(?P<fq>\d+)\s*\}})\s*$"
 )
-_WRAPPER = re.compile(r"^\s*(?:\$|\\\(|\\\[)?\s*(?:\\boxed\{(?P<box>[^{}]*)\}|(?P<bare>[^{}$]*))\s*(?:\$|\\\)|\\\])?\s*$")
+_WRAPPER = re.compile(r"^\s*(?:\$|\\\(|\\\[)?\s*(?:\\boxed\{(?P<box>[^{}]*)\}|(?P<bare>[^$]*?))\s*(?:\$|\\\)|\\\])?\s*$")
 
 
 def _plain_number(text: str) -> Fraction | None:
@@ -129,7 +129,8 @@ def _plain_number(text: str) -> Fraction | None:
         if int(q) == 0:
             return None
         value = Fraction(int(p), int(q))
-    return -value if m.group("sign") in ("-", "\u2212") else value
+    negative = (m.group("sign") in ("-", "\u2212")) != (m.group("fsign") == "-")
+    return -value if negative else value
 
 
 def _fast_compare(gold: str, pred: str, policy: MathPolicy) -> Verdict | None:
