@@ -7,6 +7,7 @@ room speaks in these types.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import typing
@@ -52,6 +53,7 @@ def check_seed(seed: object) -> int:
     return int(seed)
 
 
+@functools.lru_cache(maxsize=4096)
 def _name_to_int(name: str) -> int:
     # SeedSequence takes integers only: a stable 128-bit digest keeps family names apart.
     return int.from_bytes(hashlib.sha256(name.encode("utf-8")).digest()[:16], "little")
@@ -129,7 +131,7 @@ class Knobs:
     """
 
     def __post_init__(self) -> None:
-        hints = typing.get_type_hints(type(self))
+        hints = _type_hints(type(self))
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
             expected = hints[f.name]
@@ -147,7 +149,7 @@ class Knobs:
 
     @classmethod
     def specs(cls) -> list[KnobSpec]:
-        hints = typing.get_type_hints(cls)
+        hints = _type_hints(cls)
         return [
             KnobSpec(
                 name=f.name,
@@ -178,6 +180,12 @@ class Knobs:
 
     def replace(self, **changes: Any) -> Knobs:
         return dataclasses.replace(self, **changes)
+
+
+@functools.cache
+def _type_hints(cls: type) -> dict[str, Any]:
+    # resolving string annotations is slow; knob classes never change after definition
+    return typing.get_type_hints(cls)
 
 
 def _coerce(name: str, value: Any, expected: type) -> Any:

@@ -254,8 +254,10 @@ def get(name: str) -> FamilySpec:
 # --------------------------------------------------------------------------------------------
 
 
-def resolve_difficulty(spec: FamilySpec, level: int | None, overrides: Mapping[str, Any]) -> Difficulty:
-    """Resolve a level and/or knob overrides into the full, validated knob set.
+def resolve_difficulty(
+    spec: FamilySpec, level: int | None, overrides: Mapping[str, Any]
+) -> tuple[Difficulty, Knobs]:
+    """Resolve a level and/or knob overrides into the full, validated knob set (and its typed form).
 
     With a level, its knobs are the base and ``overrides`` replace some of them; without one,
     the knob defaults are the base (and the task carries ``level=None``).
@@ -273,15 +275,15 @@ def resolve_difficulty(spec: FamilySpec, level: int | None, overrides: Mapping[s
             f"unknown knob(s) {unknown} for family {spec.name}; valid knobs: {spec.knobs.names()}"
         )
     knobs = spec.knobs.build({**base, **overrides})
-    return Difficulty(level=level, knobs=knobs.to_dict())
+    return Difficulty(level=level, knobs=knobs.to_dict()), knobs
 
 
 def make_task(family_name: str, *, seed: int, level: int | None = None, **knobs: Any) -> Task:
     """Generate one task of ``family_name``; the same arguments give the same task anywhere."""
     spec = get(family_name)
     seed = check_seed(seed)
-    difficulty = resolve_difficulty(spec, level, knobs)
-    return _generate(spec, difficulty, seed)
+    difficulty, typed = resolve_difficulty(spec, level, knobs)
+    return _generate(spec, difficulty, typed, seed)
 
 
 def rebuild(task: Task) -> Task:
@@ -291,11 +293,10 @@ def rebuild(task: Task) -> Task:
         raise ValueError(
             f"task was made by {task.family} v{task.family_version}; installed is v{spec.version}"
         )
-    return _generate(spec, task.difficulty, task.seed)
+    return _generate(spec, task.difficulty, spec.knobs.build(task.difficulty.knobs), task.seed)
 
 
-def _generate(spec: FamilySpec, difficulty: Difficulty, seed: int) -> Task:
-    knobs = spec.knobs.build(difficulty.knobs)
+def _generate(spec: FamilySpec, difficulty: Difficulty, knobs: Knobs, seed: int) -> Task:
     rng = make_rng(spec.name, spec.version, seed)
     draft = spec.impl.generate(knobs, rng)
     return Task(

@@ -1,0 +1,158 @@
+"""Generation and verification throughput of every family, beside reasoning-gym's closest tasks.
+
+For each registered family and levels 1, 5, 10: tasks generated per second and reference
+answers verified per second, on one core (this process). Where reasoning-gym is installed,
+its closest datasets are timed in the same run (items built per second, answers scored per
+second) and the ratio ours/theirs is reported. Results: ``benchmarks/results/generation.json``.
+
+    python benchmarks/generation.py                 # every family
+    python benchmarks/generation.py --families sudoku expression --seconds 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import palaestra
+from palaestra.registry import get
+
+RESULTS = Path(__file__).resolve().parent / "results" / "generation.json"
+LEVELS = (1, 5, 10)
+
+# palaestra family -> reasoning-gym datasets that pose the same kind of task
+PEERS: dict[str, list[str]] = {
+    "expression": ["basic_arithmetic"],
+    "sudoku": ["mini_sudoku", "sudoku"],
+    "knights_knaves": ["knights_knaves"],
+    "shortest_path": ["shortest_path"],
+    "countdown": ["countdown"],
+    "cryptarithm": ["cryptarithm"],
+    "tower_of_hanoi": ["tower_of_hanoi"],
+    "sokoban": ["sokoban"],
+    "zebra": ["zebra_puzzles"],
+    "syllogisms": ["syllogism"],
+    "propositional_entailment": ["propositional_logic"],
+    "graph_coloring": ["graph_color"],
+    "topological_order": ["course_schedule"],
+    "number_formats": ["base_conversion"],
+}
+
+
+def rate(work: Callable[[int], object], seconds: float, max_items: int) -> tuple[float, int]:
+    """Items per second of ``work(i)`` for i = 0, 1, ... until ``seconds`` or ``max_items``."""
+    started = time.perf_counter()
+    done = 0
+    while done < max_items and (done == 0 or time.perf_counter() - started < seconds):
+        work(done)
+        done += 1
+    return done / (time.perf_counter() - started), done
+
+
+def bench_family(name: str, seconds: float, max_items: int) -> dict[str, dict[str, float]]:
+    return {f"level_{level}": bench_level(name, level, seconds, max_items) for level in LEVELS}
+
+
+def bench_level(name: str, level: int, seconds: float, max_items: int) -> dict[str, float]:
+    impl = get(name).impl
+    tasks: list[palaestra.Task] = []
+    gen_rate, made = rate(
+        lambda i: tasks.append(palaestra.make_task(name, seed=i, level=level)), seconds, max_items
+    )
+    responses = [impl.reference_response(t) for t in tasks]
+
+    def check(i: int) -> None:
+        k = i % len(tasks)
+        if not palaestra.verify(tasks[k], responses[k]).correct:
+            raise AssertionError(f"{name}: reference answer rejected (seed {tasks[k].seed})")
+
+    verify_rate, _ = rate(check, seconds, max_items * 20)
+    return {"tasks_per_s": round(gen_rate, 2), "verifications_per_s": round(verify_rate, 1), "tasks": made}
+
+
+def bench_peer(dataset: str, seconds: float, max_items: int) -> dict[str, float] | None:
+    try:
+        import reasoning_gym
+    except ImportError:
+        return None
+    size = max_items
+    started = time.perf_counter()
+    data = reasoning_gym.create_dataset(dataset, size=size, seed=1)
+    items = []
+    for i in range(size):
+        items.append(data[i])
+        if time.perf_counter() - started > seconds:
+            break
+    gen_rate = len(items) / (time.perf_counter() - started)
+
+    def score(i: int) -> None:
+        entry = items[i % len(items)]
+        data.score_answer(entry["answer"], entry)
+
+    verify_rate, _ = rate(score, seconds, max_items * 20)
+    return {
+        "tasks_per_s": round(gen_rate, 2),
+        "verifications_per_s": round(verify_rate, 1),
+        "tasks": len(items),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--families", nargs="*", default=None, help="families to time (default: all)")
+    parser.add_argument("--seconds", type=float, default=2.0, help="time budget per measurement")
+    parser.add_argument("--max-items", type=int, default=500, help="cap on tasks per measurement")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="where to write the JSON results")
+    args = parser.parse_args()
+
+    names = args.families or palaestra.families()
+    results: dict[str, object] = {
+        "machine": {
+            "python": platform.python_version(),
+            "cpu": platform.processor() or platform.machine(),
+            "cores_used": 1,
+        },
+        "palaestra_version": palaestra.__version__,
+        "seconds_per_measurement": args.seconds,
+        "families": {},
+        "peers": {},
+    }
+    print(f"{'family':<26}{'level':>6}{'tasks/s':>12}{'verify/s':>12}")
+    for name in names:
+        figures = bench_family(name, args.seconds, args.max_items)
+        results["families"][name] = figures  # type: ignore[index]
+        for level, row in figures.items():
+            print(f"{name:<26}{level[6:]:>6}{row['tasks_per_s']:>12.1f}{row['verifications_per_s']:>12.1f}")
+        for dataset in PEERS.get(name, []):
+            peer = bench_peer(dataset, args.seconds, args.max_items)
+            if peer is None:
+                continue
+            ours = figures["level_5"]
+            comparison = {
+                "reasoning_gym_dataset": dataset,
+                "theirs": peer,
+                "ours_level_5": ours,
+                "ratio_tasks_per_s": round(ours["tasks_per_s"] / peer["tasks_per_s"], 3),
+                "ratio_verifications_per_s": round(
+                    ours["verifications_per_s"] / peer["verifications_per_s"], 3
+                ),
+            }
+            results["peers"][f"{name}~{dataset}"] = comparison  # type: ignore[index]
+            print(
+                f"  vs reasoning-gym {dataset}: {peer['tasks_per_s']:.1f} tasks/s, {peer['verifications_per_s']:.1f} "
+                f"verify/s -> ours/theirs {comparison['ratio_tasks_per_s']}x gen, {comparison['ratio_verifications_per_s']}x verify"
+            )
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(results, indent=2) + "\n")
+    print(f"wrote {os.path.relpath(args.out)}")
+
+
+if __name__ == "__main__":
+    main()
