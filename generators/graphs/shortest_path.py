@@ -43,14 +43,14 @@ class ShortestPathKnobs(Knobs):
 LEVELS = {
     1: ShortestPathKnobs(nodes=5, degree=0.6, weight_high=9, min_hops=1),
     2: ShortestPathKnobs(nodes=7, degree=0.8, weight_high=9, min_hops=2),
-    3: ShortestPathKnobs(nodes=9, degree=1.0, weight_high=15, min_hops=2),
-    4: ShortestPathKnobs(nodes=12, degree=1.2, weight_high=20, min_hops=3),
-    5: ShortestPathKnobs(nodes=16, degree=1.4, weight_high=20, min_hops=3),
-    6: ShortestPathKnobs(nodes=21, degree=1.5, weight_high=30, min_hops=4),
-    7: ShortestPathKnobs(nodes=27, degree=1.8, weight_high=30, directed=True, min_hops=4),
-    8: ShortestPathKnobs(nodes=34, degree=2.0, weight_high=50, directed=True, min_hops=5),
-    9: ShortestPathKnobs(nodes=44, degree=2.2, weight_high=70, directed=True, min_hops=5),
-    10: ShortestPathKnobs(nodes=56, degree=2.5, weight_high=99, directed=True, min_hops=6),
+    3: ShortestPathKnobs(nodes=9, degree=1.0, weight_high=15, directed=True, min_hops=2),
+    4: ShortestPathKnobs(nodes=12, degree=1.2, weight_high=20, directed=True, min_hops=3),
+    5: ShortestPathKnobs(nodes=16, degree=1.4, weight_high=20, directed=True, min_hops=3),
+    6: ShortestPathKnobs(nodes=21, degree=1.5, weight_high=30, directed=True, min_hops=4),
+    7: ShortestPathKnobs(nodes=27, degree=1.8, weight_high=30, directed=True, min_hops=5),
+    8: ShortestPathKnobs(nodes=34, degree=2.0, weight_high=50, directed=True, min_hops=6),
+    9: ShortestPathKnobs(nodes=44, degree=2.2, weight_high=70, directed=True, min_hops=7),
+    10: ShortestPathKnobs(nodes=56, degree=2.5, weight_high=99, directed=True, min_hops=8),
 }
 
 

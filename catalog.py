@@ -1,0 +1,139 @@
+"""The family catalog (``docs/catalog.md``), generated from the registry.
+
+``palaestra catalog`` rewrites it; ``palaestra catalog --check`` exits 1 when the committed
+file is stale (the test suite runs the check, so the catalog never drifts from the code).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from palaestra.core import LEVELS
+from palaestra.registry import FamilySpec, families, get, make_task
+
+DOCS = Path(__file__).resolve().parent / "docs"
+CATALOG = DOCS / "catalog.md"
+CALIBRATION = DOCS / "calibration"
+EXAMPLE_LEVEL, EXAMPLE_SEED = 3, 0
+
+
+def _cell(value: Any) -> str:
+    return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def _knob_table(spec: FamilySpec) -> list[str]:
+    lines = ["| knob | type | allowed | default | meaning |", "|---|---|---|---|---|"]
+    for k in spec.knob_specs():
+        if k.choices is not None:
+            allowed = ", ".join(map(str, k.choices))
+        elif k.low is not None or k.high is not None:
+            allowed = f"{k.low} .. {k.high}"
+        else:
+            allowed = "any"
+        lines.append(f"| `{k.name}` | {k.type} | {_cell(allowed)} | {_cell(k.default)} | {_cell(k.help)} |")
+    return lines
+
+
+def _level_table(spec: FamilySpec) -> list[str]:
+    names = spec.knobs.names()
+    calibration = _calibration_rows(spec.name)
+    extra = ["weak solve rate", "mean effort"] if calibration else []
+    lines = [
+        "| level | " + " | ".join(f"`{n}`" for n in names + extra) + " |",
+        "|---" * (len(names) + len(extra) + 1) + "|",
+    ]
+    for level in LEVELS:
+        values = spec.levels[level].to_dict()
+        cells = [_cell(values[n]) for n in names]
+        if calibration:
+            row = calibration.get(level, {})
+            cells += [
+                f"{row.get('weak_solve_rate', float('nan')):.2f}",
+                f"{row.get('effort_mean', float('nan')):.4g}",
+            ]
+        lines.append(f"| {level} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def _calibration_rows(name: str) -> dict[int, dict[str, Any]]:
+    path = CALIBRATION / f"{name}.json"
+    if not path.exists():
+        return {}
+    return {row["level"]: row for row in json.loads(path.read_text())["rows"]}
+
+
+def render_family(name: str) -> str:
+    spec = get(name)
+    example = make_task(name, seed=EXAMPLE_SEED, level=EXAMPLE_LEVEL)
+    fence = "````"
+    lines = [
+        f"## `{name}`",
+        "",
+        f"{spec.description}",
+        "",
+        f"- domain: {spec.domain}; version: {spec.version}; Gymnasium id: `{spec.env_id}`",
+        f"- verifier: {spec.verifier_kind}",
+        "",
+        "Knobs:",
+        "",
+        *_knob_table(spec),
+        "",
+        "Levels" + (" (with measured calibration):" if _calibration_rows(name) else ":"),
+        "",
+        *_level_table(spec),
+        "",
+        f"Example prompt (level {EXAMPLE_LEVEL}, seed {EXAMPLE_SEED}):",
+        "",
+        fence + "text",
+        example.prompt,
+        fence,
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def render_catalog() -> str:
+    names = families()
+    header = [
+        "# palaestra family catalog",
+        "",
+        "Generated from the registry by `palaestra catalog`; do not edit by hand.",
+        "",
+        f"{len(names)} families. Every family has 10 calibrated levels, typed knobs and an exact verifier;",
+        "calibration files and plots are in [calibration/](calibration/).",
+        "",
+        "| family | domain | verifier | description |",
+        "|---|---|---|---|",
+    ]
+    for name in names:
+        spec = get(name)
+        header.append(
+            f"| [`{name}`](#{name}) | {spec.domain} | {_cell(spec.verifier_kind)} | {_cell(spec.description)} |"
+        )
+    return "\n".join(header) + "\n\n" + "\n".join(render_family(n) for n in names)
+
+
+def run_cli(args: argparse.Namespace) -> int:
+    text = render_catalog()
+    if args.check:
+        current = args.out.read_text() if args.out.exists() else ""
+        if current != text:
+            print(f"{args.out} is stale: run `palaestra catalog`", file=sys.stderr)
+            return 1
+        print(f"{args.out} is up to date")
+        return 0
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(text)
+    print(f"wrote {args.out}")
+    return 0
+
+
+def add_cli(subparsers: Any) -> None:
+    p = subparsers.add_parser("catalog", help="write docs/catalog.md from the registry")
+    p.add_argument("--out", type=Path, default=CATALOG, help="output file (default docs/catalog.md)")
+    p.add_argument("--check", action="store_true", help="exit 1 if the file is stale instead of writing it")
+    p.set_defaults(run=run_cli)
