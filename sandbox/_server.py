@@ -21,6 +21,7 @@ import select
 import shutil
 import signal
 import socket
+import struct
 import sys
 import sysconfig
 import threading
@@ -116,7 +117,7 @@ class Server:
 
     # ---------------------------------------------------------------- one job
 
-    def run_job(self, header: dict, blobs: list[bytes]) -> tuple[dict, bytes, bytes]:
+    def run_job(self, header: dict, blobs: list[bytearray]) -> tuple[dict, _Sink, _Sink]:
         rundir = os.path.join(self.scratch, "run")
         _remove_tree(rundir)
         os.mkdir(rundir, 0o700)
@@ -146,7 +147,7 @@ class Server:
 
     def _supervise(self, pid: int, header: dict, out_r: int, err_r: int, ready_r: int, start: float):
         pidfd = os.pidfd_open(pid)
-        bufs = {out_r: bytearray(), err_r: bytearray()}
+        bufs = {out_r: _Sink(), err_r: _Sink()}
         watch = {out_r, err_r, ready_r, pidfd}
         limit = int(header["output_limit"])
         deadline = start + float(header["timeout_s"])
@@ -183,18 +184,18 @@ class Server:
             "cpu_limit_s": _cpu_limit(header["timeout_s"]),
             "stray": stray,
         }
-        return result, bytes(bufs[out_r]), bytes(bufs[err_r])
+        return result, bufs[out_r], bufs[err_r]
 
-    @staticmethod
-    def _read_into(fd: int, bufs: dict, watch: set, limit: int) -> bool:
+    def _read_into(self, fd: int, bufs: dict, watch: set, limit: int) -> bool:
         """Read one chunk; False once stdout + stderr together pass ``limit``."""
-        chunk = os.read(fd, 1 << 16)
-        if not chunk:
+        chunk = self.chunk
+        got = os.readv(fd, [chunk])
+        if not got:
             watch.discard(fd)
             return True
-        room = limit - len(bufs[next(iter(bufs))]) - len(bufs[list(bufs)[1]])
-        bufs[fd] += chunk[: max(room, 0)]
-        return len(chunk) <= room
+        room = max(limit - sum(b.n for b in bufs.values()), 0)
+        bufs[fd].add(memoryview(chunk)[: min(got, room)])
+        return got <= room
 
     def _drain(self, bufs: dict, fds: set, limit: int) -> bool:
         """Collect what the dead child left in its pipes. True if a writer is still alive,
@@ -265,16 +266,88 @@ class Server:
     # ---------------------------------------------------------------- main loop
 
     def serve(self, rfd: int, wfd: int) -> None:
+        """Answer jobs until the supervisor closes the pipe.
+
+        Every program is forked from this process, so its memory is the program's to read:
+        job data (code, stdin, files) and captured output must not outlive their job here.
+        They live only in buffers this loop wipes after each job, never in Python ``bytes``
+        copies that would be freed with their contents intact.
+        """
         self.pid = os.getpid()
+        self.chunk = bytearray(1 << 16)
         proto.write_frame(wfd, {"hello": True, "layers": self.layers, "errors": self.errors, "pid": self.pid})
-        reader = proto.FrameReader(rfd)
+        source = open(rfd, "rb", buffering=0)  # noqa: SIM115 - lives as long as the server
         while True:
             try:
-                header, blobs = reader.read()
+                header, blobs = _read_job(source)
             except EOFError:
                 return
             result, out, err = self.run_job(header, blobs)
-            proto.write_frame(wfd, result, out, err)
+            _write_result(wfd, result, out.view(), err.view())
+            for buf in (*blobs, out.buf, err.buf, self.chunk):
+                _wipe(buf)
+
+
+# -------------------------------------------------------------------- wiped buffers
+
+
+class _Sink:
+    """A growable output buffer that wipes what it outgrows."""
+
+    def __init__(self) -> None:
+        self.buf = bytearray(1 << 12)
+        self.n = 0
+
+    def add(self, data: memoryview) -> None:
+        need = self.n + len(data)
+        if need > len(self.buf):
+            bigger = bytearray(max(need, 2 * len(self.buf)))
+            bigger[: self.n] = memoryview(self.buf)[: self.n]
+            _wipe(self.buf)
+            self.buf = bigger
+        self.buf[self.n : need] = data
+        self.n = need
+
+    def view(self) -> memoryview:
+        return memoryview(self.buf)[: self.n]
+
+
+def _wipe(buf: bytearray) -> None:
+    buf[:] = bytes(len(buf))  # same length: overwritten in place, no reallocation
+
+
+def _read_exact(source, n: int) -> bytearray:
+    buf = bytearray(n)
+    view = memoryview(buf)
+    got = 0
+    while got < n:
+        k = source.readinto(view[got:])
+        if not k:
+            raise EOFError("supervisor closed the pipe")
+        got += k
+    return buf
+
+
+def _read_job(source) -> tuple[dict, list[bytearray]]:
+    """Read one frame straight into fresh bytearrays (no intermediate copies to leak)."""
+    (count,) = struct.unpack("!I", _read_exact(source, 4))
+    parts = [_read_exact(source, struct.unpack("!I", _read_exact(source, 4))[0]) for _ in range(count)]
+    return json.loads(parts[0]), parts[1:]
+
+
+def _write_result(fd: int, result: dict, *views: memoryview) -> None:
+    header = json.dumps(result).encode()
+    pieces = [struct.pack("!I", 1 + len(views)), struct.pack("!I", len(header)), header]
+    for view in views:
+        pieces += [struct.pack("!I", len(view)), view]
+    pieces = [memoryview(p) for p in pieces]
+    while pieces:
+        sent = os.writev(fd, pieces)
+        while pieces and sent >= len(pieces[0]):
+            sent -= len(pieces[0])
+            pieces.pop(0)
+        if pieces and sent:
+            pieces[0] = pieces[0][sent:]
 
 
 # -------------------------------------------------------------------- child-side helpers
