@@ -119,19 +119,22 @@ class TaskEnv(gymnasium.Env[str, str]):
         }
 
     def step(self, action: str) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
-        if not isinstance(action, str):
-            raise TypeError(f"action must be a str (the model's response), got {type(action).__name__}")
-        if self.task is None or self._done:
-            raise RuntimeError("the episode is over: call reset() before step()")
-        if len(action) > self.max_response_chars:
-            verdict = Verdict.bad_format(f"response longer than {self.max_response_chars} characters")
-        else:
-            verdict = verify(self.task, action)
+        verdict = self.grade(action)
         self._done = True
         observation = "correct" if verdict.correct else f"incorrect: {verdict.reason}"
         self._last_observation = observation
         info = {**self._task_info(), "verdict": verdict.to_dict(), "correct": verdict.correct}
         return observation, float(verdict.reward), True, False, info
+
+    def grade(self, action: str) -> Verdict:
+        """Check the action type and episode state, then verify the action against the task."""
+        if not isinstance(action, str):
+            raise TypeError(f"action must be a str (the model's response), got {type(action).__name__}")
+        if self.task is None or self._done:
+            raise RuntimeError("the episode is over: call reset() before step()")
+        if len(action) > self.max_response_chars:
+            return Verdict.bad_format(f"response longer than {self.max_response_chars} characters")
+        return verify(self.task, action)
 
     def render(self) -> str | None:
         if self.render_mode == "ansi":
