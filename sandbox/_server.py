@@ -20,7 +20,6 @@ import os
 import select
 import shutil
 import signal
-import socket
 import struct
 import sys
 import sysconfig
@@ -33,7 +32,8 @@ import _protocol as proto
 
 READY = b"R"
 SETUP_FAILED = 126
-STDERR_TAIL = 400
+# Directories never granted as a whole, whatever the interpreter maps from them.
+_NEVER_READABLE = {"/", "/etc", "/proc", "/sys", "/dev", "/home", "/root", "/tmp", "/var", "/var/tmp", "/run"}
 _RW_DEVICES = ["/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom"]
 
 
@@ -359,6 +359,7 @@ def _run_program(source: str, filename: str) -> None:
     sys.stdout = sys.__stdout__ = open(1, "w", closefd=False)  # noqa: SIM115
     sys.stderr = sys.__stderr__ = open(2, "w", closefd=False, buffering=1)  # noqa: SIM115
     sys.argv = ["-c"]
+    sys.path.insert(0, "")  # as `python -c`: modules passed in `files` are importable
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     status = 0
     try:
@@ -449,10 +450,13 @@ def _read_paths() -> list[str]:
     with open("/proc/self/maps") as f:
         for line in f:
             fields = line.split(maxsplit=5)
-            if len(fields) == 6 and fields[5].startswith("/"):
-                paths.add(os.path.dirname(fields[5].strip()))
-    paths.update(["/etc/ld.so.cache", "/etc/localtime"])
-    return sorted(p for p in paths if p and os.path.exists(p))
+            mapped = fields[5].strip() if len(fields) == 6 else ""
+            # Only real library files: not "/memfd:x (deleted)", "/dev/zero (deleted)" & co,
+            # whose directory ("/", "/dev") would open far more than the interpreter.
+            if mapped.startswith("/") and not mapped.endswith("(deleted)") and os.path.isfile(mapped):
+                paths.add(os.path.dirname(mapped))
+    paths = {p for p in paths if p and os.path.exists(p) and p not in _NEVER_READABLE}
+    return sorted(paths | {"/etc/ld.so.cache", "/etc/localtime"})
 
 
 def _expose_interpreter(scratch: str) -> None:
@@ -549,7 +553,6 @@ def main(argv: list[str]) -> None:
     os.dup2(null, 0)
     os.dup2(null, 1)
     os.close(null)
-    socket.setdefaulttimeout(None)
     server = Server(cfg)
     try:
         server.start()

@@ -253,6 +253,14 @@ ATTACKS: list[Attack] = [
         _both(_err_has("Error"), _no_secret_key),
         needs=4,
     ),
+    Attack(
+        "list_sensitive_directories",
+        "import os\nfor d in ('/', '/etc', '/tmp', '/home', '/root', '/proc', '/sys', '/dev', '/var', '/run'):\n"
+        "    try:\n        os.listdir(d); print('LISTED', d)\n    except OSError:\n        print('denied', d)",
+        ("ok",),
+        lambda r, c: _check_absent("LISTED", r),
+        needs=4,
+    ),
     Attack("read_etc_shadow", "print(open('/etc/shadow').read())", ("error",), _err_has(_PERM_DENIED), needs=3),
     Attack(
         "read_ssh_keys",

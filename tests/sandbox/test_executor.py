@@ -103,6 +103,11 @@ def test_files_are_written_into_scratch(sandbox):
     assert r.status == "ok" and r.stdout == "hello b'\\x00\\x01' ''\n", r
 
 
+def test_files_are_importable_like_python_c(sandbox):
+    r = sandbox.run("import helper\nprint(helper.twice(21))", files={"helper.py": "def twice(x):\n    return 2 * x\n"})
+    assert r.status == "ok" and r.stdout == "42\n", r
+
+
 def test_scratch_is_fresh_for_every_run(sandbox):
     for i in range(6):  # more runs than workers: every worker is reused
         r = sandbox.run(f"import os\nprint(sorted(os.listdir('.')))\nopen('left-{i}', 'w').write('x')")
