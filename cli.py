@@ -126,6 +126,12 @@ def cmd_check(args: argparse.Namespace) -> int:
     return 0 if verdict.correct else 1
 
 
+def cmd_sandbox_info(args: argparse.Namespace) -> int:
+    from palaestra.sandbox import sandbox_info_main
+
+    return sandbox_info_main()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="palaestra", description="Verifiable training tasks for language models.")
     parser.add_argument("--version", action="version", version=_version())
@@ -148,6 +154,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--answer", required=True, help="the response text to verify")
     p.add_argument("--json", action="store_true", help="print the verdict as JSON")
     p.set_defaults(run=cmd_check)
+
+    p = sub.add_parser("sandbox-info", help="print the sandbox's protection level on this host")
+    p.set_defaults(run=cmd_sandbox_info)
 
     for module in COMMAND_MODULES:
         importlib.import_module(module).add_cli(sub)
