@@ -1,0 +1,68 @@
+"""The built-in tiny model: no download, Qwen2 architecture, deterministic, cached by recipe."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from palaestra.agents.tiny import TinyRecipe
+
+
+def test_tiny_model_shape_and_chat_template(tiny_path, tokenizer):
+    from transformers import AutoConfig
+
+    config = AutoConfig.from_pretrained(tiny_path)
+    assert config.model_type == "qwen2"
+    assert config.hidden_size // config.num_attention_heads >= 32
+    from palaestra.agents.tiny import parameter_count
+
+    assert 1_000_000 <= parameter_count(tiny_path) <= 5_000_000
+    text = tokenizer.apply_chat_template(
+        [{"role": "user", "content": "1 + 2"}], add_generation_prompt=True, tokenize=False
+    )
+    assert text.endswith("<|im_start|>assistant\n")
+    # digits are single tokens, so numbers are spelled digit by digit
+    assert tokenizer.tokenize("12345") == ["1", "2", "3", "4", "5"]
+    assert tokenizer.eos_token == "<|im_end|>"
+
+
+def test_build_is_deterministic(tmp_path):
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from safetensors.torch import load_file
+
+    from palaestra.agents.tiny import build_tiny
+
+    recipe = TinyRecipe(
+        corpus_tasks_per_level=20,
+        vocab_size=300,
+        hidden_size=64,
+        num_heads=2,
+        num_kv_heads=1,
+        intermediate_size=128,
+        num_layers=1,
+    )
+    a = build_tiny(recipe, cache_dir=tmp_path / "a")
+    b = build_tiny(recipe, cache_dir=tmp_path / "b")
+    assert a.name == b.name == recipe.key()
+    assert json.loads((a / "tokenizer.json").read_text()) == json.loads((b / "tokenizer.json").read_text())
+    wa, wb = load_file(str(a / "model.safetensors")), load_file(str(b / "model.safetensors"))
+    assert wa.keys() == wb.keys() and all((wa[k] == wb[k]).all() for k in wa)
+    assert build_tiny(recipe, cache_dir=tmp_path / "a") == a  # cached: same folder, no rebuild
+    other = TinyRecipe(
+        corpus_tasks_per_level=20,
+        vocab_size=300,
+        hidden_size=64,
+        num_heads=2,
+        num_kv_heads=1,
+        intermediate_size=128,
+        num_layers=1,
+        seed=1,
+    )
+    assert other.key() != recipe.key()
+
+
+def test_recipe_rejects_small_heads():
+    with pytest.raises(ValueError, match="head_dim"):
+        TinyRecipe(hidden_size=64, num_heads=4)
