@@ -4,6 +4,7 @@ from palaestra.envs.feedback import FeedbackEnv
 from palaestra.envs.pool import EnvPool, PoolStep, Rollout, episode_seed, tokenize_rollout
 from palaestra.envs.spaces import AnyText
 from palaestra.envs.task_env import TaskEnv
+from palaestra.envs.tool_env import ToolEnv
 
 __all__ = [
     "AnyText",
@@ -12,6 +13,7 @@ __all__ = [
     "PoolStep",
     "Rollout",
     "TaskEnv",
+    "ToolEnv",
     "episode_seed",
     "tokenize_rollout",
 ]
