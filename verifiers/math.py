@@ -47,7 +47,7 @@ class MathPolicy:
     e_is_euler: bool = True
     i_is_imaginary: bool = True
     j_is_imaginary: bool = False
-    timeout_s: float = 5.0
+    timeout_s: float = 3.0
 
     def settings(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)

@@ -22,7 +22,7 @@ def test_timeout_is_an_error_never_a_verdict() -> None:
     assert verdict.error == "timeout"
     assert not verdict.correct and verdict.reward == 0.0
     # the pool recovers: the next call gets a fresh worker
-    assert math_equal("x^2 + 2x + 1", "(x+1)^2").correct
+    assert math_equal("x^2 + 2x + 1", "(x+1)^2", policy=MathPolicy(timeout_s=60)).correct
 
 
 def test_pool_kills_a_hung_worker() -> None:
@@ -45,7 +45,8 @@ def test_unknown_worker_function_is_refused() -> None:
 def test_safe_from_many_threads() -> None:
     pairs = [(g, p, eq) for _c, g, p, eq, pol in CASES[:160] if not pol]
     with concurrent.futures.ThreadPoolExecutor(max_workers=6) as ex:
-        verdicts = list(ex.map(lambda t: math_equal(t[0], t[1]), pairs))
+        # a generous bound: this tests thread safety, not speed on a loaded machine
+        verdicts = list(ex.map(lambda t: math_equal(t[0], t[1], policy=MathPolicy(timeout_s=60)), pairs))
     assert [v.correct for v in verdicts] == [eq for _g, _p, eq in pairs]
 
 
@@ -72,7 +73,7 @@ def test_verdict_shapes() -> None:
     ],
 )
 def test_verify_math_extracts_first(response: str, correct: bool, format_ok: bool) -> None:
-    verdict = verify_math(response, "42")
+    verdict = verify_math(response, "42", policy=MathPolicy(timeout_s=60))
     assert (verdict.correct, verdict.format_ok) == (correct, format_ok), verdict
 
 
@@ -93,7 +94,7 @@ def test_reward_function_called_the_way_trl_calls_it() -> None:
 
 
 def test_reward_function_conversational_format_and_custom_column() -> None:
-    reward = make_math_reward("solution", policy=MathPolicy(rel_tol=1e-3))
+    reward = make_math_reward("solution", policy=MathPolicy(rel_tol=1e-3, timeout_s=60))
     completions = [[{"role": "assistant", "content": r"\boxed{3.1416}"}], [{"role": "assistant", "content": "<answer>3</answer>"}]]
     assert reward(prompts=[[], []], completions=completions, solution=[r"\pi", r"\pi"]) == [1.0, 0.0]
     with pytest.raises(KeyError):
