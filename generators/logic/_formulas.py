@@ -237,3 +237,133 @@ def canonical(f: Formula) -> Formula:
     if op in ("iff", "xor"):
         return [op, *sorted((canonical(f[1]), canonical(f[2])), key=repr)]
     return [op, canonical(f[1]), canonical(f[2])]
+
+
+SYMBOLS = {"and": "∧", "or": "∨", "implies": "→", "iff": "↔", "xor": "⊕"}
+
+
+def render_symbolic(f: Formula, names: Sequence[str]) -> str:
+    """Text with ¬ ∧ ∨ → ↔ ⊕; every compound argument is parenthesised (no precedence needed)."""
+    op = f[0]
+    if op == "var":
+        return names[f[1]]
+    if op == "not":
+        return "¬" + _wrapped(f[1], names)
+    if op in ("and", "or"):
+        return f" {SYMBOLS[op]} ".join(_wrapped(g, names) for g in f[1])
+    if op == "exactly":
+        return f"exactly {f[1]} of {{" + ", ".join(render_symbolic(g, names) for g in f[2]) + "}"
+    return f"{_wrapped(f[1], names)} {SYMBOLS[op]} {_wrapped(f[2], names)}"
+
+
+def _wrapped(f: Formula, names: Sequence[str]) -> str:
+    text = render_symbolic(f, names)
+    return text if f[0] in ("var", "not") else f"({text})"
+
+
+def random_formula(
+    rng: np.random.Generator, n: int, depth: int, connectives: Sequence[str], *, leaf_p: float = 0.35
+) -> Formula:
+    """A random formula over variables 0..n-1 of depth at most ``depth`` (top is a connective)."""
+    return _random(rng, n, depth, list(connectives), leaf_p, top=True)
+
+
+def _random(
+    rng: np.random.Generator, n: int, depth: int, ops: list[str], leaf_p: float, top: bool
+) -> Formula:
+    if depth == 0 or (not top and rng.random() < leaf_p):
+        lit = var(int(rng.integers(n)))
+        return neg(lit) if "not" in ops and rng.random() < 0.3 else lit
+    op = ops[int(rng.integers(len(ops)))]
+    if op == "not":
+        child = _random(rng, n, depth - 1, ops, leaf_p, top=False)
+        return child[1] if child[0] == "not" else neg(child)
+    arity = 2 + int(op in ("and", "or") and rng.random() < 0.25)
+    args: list[Formula] = []
+    for _ in range(3 * arity):  # distinct arguments only ("q ∨ q" reads like a typo)
+        arg = _random(rng, n, depth - 1, ops, leaf_p, top=False)
+        if all(canonical(arg) != canonical(a) for a in args):
+            args.append(arg)
+        if len(args) == arity:
+            break
+    if len(args) < 2:
+        return args[0]
+    if op in ("and", "or"):
+        return flatten(op, args)
+    return [op, args[0], args[1]]
+
+
+def flatten(op: str, args: list[Formula]) -> Formula:
+    """``op`` over ``args`` with nested same-``op`` arguments merged and duplicates dropped."""
+    flat: list[Formula] = []
+    keys: set[str] = set()
+    for g in (g for a in args for g in (a[1] if a[0] == op else [a])):
+        key = repr(canonical(g))
+        if key not in keys:
+            keys.add(key)
+            flat.append(g)
+    return flat[0] if len(flat) == 1 else [op, flat]
+
+
+def informative(f: Formula, table: np.ndarray) -> np.ndarray | None:
+    """The truth table of ``f``, or ``None`` if ``f`` or any compound part of it is constant
+    (a hidden tautology such as "p ∨ ¬p" inside a statement reads like a trick)."""
+    op = f[0]
+    if op == "var" or (op == "not" and f[1][0] == "var"):
+        return truth_table(f, table)
+    for child in children(f):
+        if informative(child, table) is None:
+            return None
+    values = truth_table(f, table)
+    return None if values.all() or not values.any() else values
+
+
+def children(f: Formula) -> list[Formula]:
+    op = f[0]
+    if op == "var":
+        return []
+    if op == "not":
+        return [f[1]]
+    if op in ("and", "or"):
+        return list(f[1])
+    if op == "exactly":
+        return list(f[2])
+    return [f[1], f[2]]
+
+
+def used_variables(f: Formula) -> set[int]:
+    op = f[0]
+    if op == "var":
+        return {f[1]}
+    if op == "not":
+        return used_variables(f[1])
+    if op in ("and", "or"):
+        return set().union(*(used_variables(g) for g in f[1]))
+    if op == "exactly":
+        return set().union(*(used_variables(g) for g in f[2]))
+    return used_variables(f[1]) | used_variables(f[2])
+
+
+def search_models(constraints: Sequence[Formula], n: int, limit: int = 1) -> tuple[list[list[bool]], int]:
+    """Up to ``limit`` models by depth-first search with three-valued pruning, and nodes visited."""
+    values: list[bool | None] = [None] * n
+    models: list[list[bool]] = []
+    nodes = 0
+
+    def search(i: int) -> None:
+        nonlocal nodes
+        nodes += 1
+        if any(kleene(c, values) is False for c in constraints):
+            return
+        if i == n:
+            models.append([bool(v) for v in values])
+            return
+        for choice in (True, False):
+            if len(models) >= limit:
+                break
+            values[i] = choice
+            search(i + 1)
+        values[i] = None
+
+    search(0)
+    return models, nodes

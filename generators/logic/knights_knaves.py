@@ -116,22 +116,7 @@ def _draw_formula(
     if op == "iff":
         return ["iff", args[0], args[1]]
     # "(A or B) or C" reads better as "A or B or C"
-    flat = [g for a in args for g in (a[1] if a[0] == op else [a])]
-    return [op, flat]
-
-
-def _informative(f: fm.Formula, table: np.ndarray) -> np.ndarray | None:
-    """The truth table of ``f``, or ``None`` if some compound part of it is constant
-    ("Heidi is a knight or Heidi is a knave" says nothing and reads like a trick)."""
-    op = f[0]
-    if fm.as_literal(f) is not None:
-        return fm.truth_table(f, table)
-    children = [f[1]] if op == "not" else f[2] if op == "exactly" else f[1] if op in ("and", "or") else f[1:]
-    for child in children:
-        if _informative(child, table) is None:
-            return None
-    values = fm.truth_table(f, table)
-    return None if values.all() or not values.any() else values
+    return fm.flatten(op, args)
 
 
 def _draw_statement(
@@ -144,7 +129,7 @@ def _draw_statement(
     """A statement true exactly when the planted speaker is a knight, that says something."""
     for _ in range(500):
         statement = _draw_formula(knobs, rng, speaker, knobs.depth, top=True)
-        values = _informative(statement, table)
+        values = fm.informative(statement, table)
         if values is None:
             continue
         consistent = table[:, speaker] == values
