@@ -44,8 +44,8 @@ class LightsOutKnobs(Knobs):
 LEVELS = {
     1: LightsOutKnobs(rows=3, cols=3, density=0.25, min_presses=2),
     2: LightsOutKnobs(rows=3, cols=4, density=0.3, min_presses=3),
-    3: LightsOutKnobs(rows=4, cols=5, density=0.35, min_presses=4),
-    4: LightsOutKnobs(rows=5, cols=5, density=0.4, min_presses=5),
+    3: LightsOutKnobs(rows=4, cols=6, density=0.4, min_presses=4),
+    4: LightsOutKnobs(rows=5, cols=5, density=0.45, min_presses=5),
     5: LightsOutKnobs(rows=5, cols=6, density=0.4, min_presses=6),
     6: LightsOutKnobs(rows=6, cols=6, density=0.45, min_presses=8),
     7: LightsOutKnobs(rows=6, cols=7, density=0.45, min_presses=9),
