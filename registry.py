@@ -55,6 +55,45 @@ class TaskDraft:
 
 
 @dataclass(frozen=True)
+class Turn:
+    """One step of an interactive episode: what the agent sees next and how the game stands.
+
+    ``outcome`` is ``None`` while the game goes on, ``"solved"`` or ``"failed"`` when it ends
+    by its own rules (``terminated``); running out of turns is the env's budget (``truncated``).
+    """
+
+    observation: str
+    reward: float = 0.0
+    outcome: str | None = None
+    info: Mapping[str, Any] = field(default_factory=dict)
+
+
+class Episode(ABC):
+    """A live multi-turn game over one task (interactive families implement ``new_episode``).
+
+    Episodes are pure state machines: all randomness comes from the rng they are given.
+    """
+
+    max_turns: int
+
+    @abstractmethod
+    def opening(self) -> str:
+        """The first observation: rules, budget and answer format."""
+
+    @abstractmethod
+    def act(self, action: str) -> Turn:
+        """Apply the agent's message; invalid actions return an explanation, never raise."""
+
+    @abstractmethod
+    def reference_action(self) -> str:
+        """A move of the scripted reference (optimal or strong) agent in the current state."""
+
+    @abstractmethod
+    def random_action(self, rng: np.random.Generator) -> str:
+        """A uniformly random valid move (the baseline that should rarely win at high levels)."""
+
+
+@dataclass(frozen=True)
 class SolverRun:
     """What a reference solver produced: a response to verify (``None`` = gave up) and its effort."""
 
@@ -107,6 +146,15 @@ class Family(ABC):
     def mutated_responses(self, task: Task, rng: np.random.Generator) -> list[str]:
         """Responses that must be judged wrong (contract tests check they are)."""
         return []
+
+    def new_episode(self, task: Task, rng: np.random.Generator) -> Episode:
+        """Interactive families return a live game over ``task`` (see ``interactive``)."""
+        raise NotImplementedError(f"family {self.name} is not interactive")
+
+    @property
+    def interactive(self) -> bool:
+        """True when the family overrides :meth:`new_episode` (its env id is multi-turn)."""
+        return type(self).new_episode is not Family.new_episode
 
 
 @dataclass(frozen=True)
@@ -199,7 +247,11 @@ def _register_env(spec: FamilySpec) -> None:
         return
     gymnasium.register(
         id=spec.env_id,
-        entry_point="palaestra.envs.task_env:TaskEnv",
+        entry_point=(
+            "palaestra.envs.interactive:InteractiveEnv"
+            if spec.impl.interactive
+            else "palaestra.envs.task_env:TaskEnv"
+        ),
         kwargs={"family": spec.name},
         disable_env_checker=True,  # the contract tests run check_env on every id
     )
