@@ -351,7 +351,17 @@ ATTACKS: list[Attack] = [
     Attack("unshare_namespaces", _raw(272, ", 0x10000000 | 0x20000"), ("ok",), _out_has("-1 1")),
     Attack("bpf_syscall", _raw(321, ", 0, 0, 0"), ("ok",), _out_has("-1 1")),
     Attack("io_uring_setup", _raw(425, ", 8, 0"), ("ok",), _out_has("-1 1")),
-    Attack("setuid_root", "import os\nos.setuid(0)", ("error",), _err_has(_PERM_DENIED), needs=3),
+    Attack(
+        "setuid_root_gains_nothing",
+        # Per-worker uid: setuid(0) is denied. User namespace: the program already is uid 0
+        # there (mapped to an unprivileged user), so what matters is that it holds no capability.
+        "import os, ctypes\ntry:\n    os.setuid(0); print('setuid returned')\nexcept PermissionError:\n"
+        "    print('setuid denied')\nhdr = (ctypes.c_uint32 * 2)(0x20080522, 0)\ndata = (ctypes.c_uint32 * 6)()\n"
+        "rc = ctypes.CDLL(None).capget(hdr, data)\nprint('capget', rc, 'eff', data[0] | data[3], 'prm', data[1] | data[4])",
+        ("ok",),
+        _out_has("capget 0 eff 0 prm 0"),
+        needs=3,
+    ),
     Attack(
         "raise_rlimits_back",
         "import resource\nfor r in (resource.RLIMIT_AS, resource.RLIMIT_CPU, resource.RLIMIT_NOFILE):\n"
