@@ -20,6 +20,7 @@ import os
 import select
 import shutil
 import signal
+import stat
 import struct
 import sys
 import sysconfig
@@ -506,8 +507,10 @@ def _remove_tree(path: str) -> bool:
 
     def fix(func, p, _exc):  # the program may chmod 000 its own directories
         try:
-            os.chmod(os.path.dirname(p), 0o700)
-            os.chmod(p, 0o700)
+            for d in (os.path.dirname(p), p):
+                # Never chmod through a symlink the program planted: only real directories.
+                if stat.S_ISDIR(os.lstat(d).st_mode):
+                    os.chmod(d, 0o700)
             func(p)
         except OSError:
             pass

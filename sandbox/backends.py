@@ -69,6 +69,12 @@ def _validate(job: Job, scratch_mb: int) -> str | None:
     """Why a job must be refused before it reaches a worker, or None."""
     if not isinstance(job.code, str):
         return "code must be a str"
+    try:
+        job.code.encode("utf-8")
+        if isinstance(job.stdin, str):
+            job.stdin.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return f"code and stdin must be encodable as UTF-8: {exc}"
     if not (0 < float(job.timeout_s) <= 3600):
         return "timeout_s must be in (0, 3600]"
     if not (1 <= int(job.memory_mb) <= 1 << 20) or int(job.output_limit_bytes) < 0:
@@ -78,14 +84,21 @@ def _validate(job: Job, scratch_mb: int) -> str | None:
         parts = name.split("/")
         if not name or name.startswith("/") or any(p in ("", ".", "..") for p in parts) or "\0" in name:
             return f"file name {name!r} must be a relative path inside the scratch directory"
-        total += len(data.encode() if isinstance(data, str) else data)
+        try:
+            total += len(_as_bytes(data))
+        except (UnicodeEncodeError, TypeError) as exc:
+            return f"file {name!r} must be str or bytes: {exc}"
     if total > scratch_mb << 20:
         return "files exceed the scratch quota"
     return None
 
 
 def _as_bytes(data: str | bytes) -> bytes:
-    return data.encode("utf-8") if isinstance(data, str) else bytes(data)
+    if isinstance(data, str):
+        return data.encode("utf-8")
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        return bytes(data)
+    raise TypeError(f"expected str or bytes, got {type(data).__name__}")
 
 
 def _decode(data: bytes) -> str:

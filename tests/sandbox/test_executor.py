@@ -143,6 +143,9 @@ def test_non_daemon_threads_are_joined_like_python(sandbox):
         {"code": b"pass"},
         {"code": "pass", "files": {"../x": "y"}},
         {"code": "pass", "files": {"a//b": "y"}},
+        {"code": "print('\udc80')"},  # a lone surrogate cannot be encoded
+        {"code": "pass", "stdin": "\ud800"},
+        {"code": "pass", "files": {"a": 42}},
     ],
 )
 def test_invalid_jobs_are_refused(sandbox, job):
