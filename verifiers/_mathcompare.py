@@ -416,6 +416,7 @@ def _part_equal(x: sympy.Set, y: sympy.Set, s: Settings) -> bool:
 # ------------------------------------------------------------------------------------------
 
 _MARKER_VALUES = {DEG: sympy.pi / 180, PCT: sympy.Rational(1, 100)}
+MARKER_SET = {DEG, PCT, PM}
 
 
 def scalar_equal(a: sympy.Expr, b: sympy.Expr, s: Settings) -> bool:
@@ -503,10 +504,31 @@ def _numerically_equal(a: sympy.Expr, b: sympy.Expr) -> bool:
             # equal in absolute terms only: 0 against e^{-10^6}, or a cancellation that
             # evaluated to noise; only an exact simplification may decide
             tiny = True
+        tiny = tiny or _ill_conditioned(a, point, dps) or _ill_conditioned(b, point, dps)
         checked += 1
         if checked >= max(1, min(N_POINTS, len(points))):
             return _symbolically_zero(a - b) if tiny else True
     raise _Undecided
+
+
+def _ill_conditioned(expr: sympy.Expr, point: dict, dps: int) -> bool:
+    """Whether agreement to ``dps`` digits could be an artefact: some part of the expression
+    is astronomically small or large (``1 + e^{-1000}`` agrees with 1 to 434 digits), or a
+    sum cancels most of its digits. Then only an exact simplification may say "equal"."""
+    limit = sympy.Float(10) ** (dps // 2)
+    for node in sympy.preorder_traversal(expr):
+        if node.is_Atom or node in MARKER_SET:
+            continue
+        value = abs(node.evalf(dps, subs=point))
+        if not value.is_number or value == 0:
+            continue
+        if value * limit < 1 or value > limit:
+            return True
+        if node.is_Add:
+            biggest = max(abs(t.evalf(15, subs=point)) for t in node.args)
+            if value * limit < biggest:
+                return True
+    return False
 
 
 def _point(symbols: list[sympy.Symbol], rng: random.Random, k: int) -> dict[sympy.Symbol, sympy.Expr]:
