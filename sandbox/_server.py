@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import builtins
 import errno
+import gc
 import importlib
 import json
 import linecache
@@ -356,9 +357,11 @@ def _write_result(fd: int, result: dict, *views: memoryview) -> None:
 
 def _run_program(source: str, filename: str) -> None:
     """Execute ``source`` as ``__main__`` with fresh std streams; exit with its status."""
-    sys.stdin = sys.__stdin__ = open(0, closefd=False)  # noqa: SIM115
-    sys.stdout = sys.__stdout__ = open(1, "w", closefd=False)  # noqa: SIM115
-    sys.stderr = sys.__stderr__ = open(2, "w", closefd=False, buffering=1)  # noqa: SIM115
+    # The streams `python -c` would have in UTF-8 mode, without consulting the locale.
+    utf8 = {"encoding": "utf-8", "closefd": False}
+    sys.stdin = sys.__stdin__ = open(0, errors="surrogateescape", **utf8)  # noqa: SIM115
+    sys.stdout = sys.__stdout__ = open(1, "w", errors="surrogateescape", **utf8)  # noqa: SIM115
+    sys.stderr = sys.__stderr__ = open(2, "w", errors="backslashreplace", buffering=1, **utf8)  # noqa: SIM115
     sys.argv = ["-c"]
     sys.path.insert(0, "")  # as `python -c`: modules passed in `files` are importable
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
@@ -562,4 +565,7 @@ def main(argv: list[str]) -> None:
     except Exception as exc:  # noqa: BLE001 - reported to the supervisor, which raises it
         proto.write_frame(wfd, {"hello": False, "error": f"{type(exc).__name__}: {exc}"})
         return
+    # Objects alive now are shared with every program; frozen, the collector never walks
+    # (and so never copies-on-write) their pages in the children.
+    gc.freeze()
     server.serve(rfd, wfd)
