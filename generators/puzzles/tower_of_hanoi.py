@@ -1,0 +1,297 @@
+"""Tower of Hanoi with rule variants and a BFS-proven optimal number of moves.
+
+Variants: 3-5 pegs; a move rule (``standard``: any peg to any peg; ``adjacent``: only between
+neighbouring pegs in a row; ``cyclic``: only one way round a ring, A->B->C->A; ``random``: a random
+set of forbidden direct moves that keeps every peg reachable from every other); and a start/goal
+that is either the classic whole tower from the first to the last peg or two random legal
+configurations. The optimum is proven by breadth-first search over all ``pegs^disks``
+configurations reachable from the start (the state space is small at every level), so any
+optimal move sequence is accepted; the verifier replays it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from palaestra.core import Knobs, Task, Verdict, content_hash, knob
+from palaestra.registry import Family, SolverRun, TaskDraft, family
+
+from ._search import bfs, extract_plan_text, grade_length, greedy, tokenize
+
+PEG_NAMES = "ABCDE"
+RULES = ("standard", "adjacent", "cyclic", "random")
+
+
+@dataclass(frozen=True)
+class HanoiKnobs(Knobs):
+    disks: int = knob(3, low=1, high=9, help="number of disks")
+    pegs: int = knob(3, low=3, high=5, help="number of pegs")
+    rule: str = knob(
+        "standard", choices=(*RULES, "mixed"), help="which direct moves are allowed; mixed draws one"
+    )
+    start: str = knob(
+        "tower", choices=("tower", "random"), help="classic tower A -> last peg, or random configurations"
+    )
+    min_length: int = knob(1, low=1, high=10_000, help="reject instances whose optimum is shorter")
+    max_length: int = knob(10_000, low=1, high=10_000, help="reject instances whose optimum is longer")
+
+    def validate(self) -> None:
+        if self.min_length > self.max_length:
+            raise ValueError(f"min_length={self.min_length} exceeds max_length={self.max_length}")
+        if self.pegs**self.disks > 70_000:
+            raise ValueError(
+                f"{self.pegs}^{self.disks} configurations are too many for the BFS proof (max 70000)"
+            )
+
+
+LEVELS = {
+    1: HanoiKnobs(disks=3, pegs=3, rule="standard", start="tower"),
+    2: HanoiKnobs(disks=3, pegs=3, rule="mixed", start="random", min_length=3, max_length=30),
+    3: HanoiKnobs(disks=6, pegs=3, rule="mixed", start="random", min_length=8, max_length=50),
+    4: HanoiKnobs(disks=5, pegs=4, rule="mixed", start="random", min_length=12, max_length=45),
+    5: HanoiKnobs(disks=5, pegs=4, rule="mixed", start="random", min_length=22, max_length=60),
+    6: HanoiKnobs(disks=7, pegs=3, rule="mixed", start="random", min_length=30, max_length=120),
+    7: HanoiKnobs(disks=8, pegs=3, rule="mixed", start="random", min_length=80, max_length=220),
+    8: HanoiKnobs(disks=6, pegs=4, rule="mixed", start="random", min_length=38, max_length=100),
+    9: HanoiKnobs(disks=7, pegs=4, rule="mixed", start="random", min_length=40, max_length=140),
+    10: HanoiKnobs(disks=7, pegs=4, rule="mixed", start="random", min_length=70, max_length=160),
+}
+
+
+# --------------------------------------------------------------------------------------------
+# Rules and states: a state is a tuple, state[d] = peg of disk d (disk 0 is the smallest)
+# --------------------------------------------------------------------------------------------
+
+
+def allowed_moves(rule: str, pegs: int, rng: np.random.Generator | None = None) -> list[list[int]]:
+    """The directed peg pairs ``[from, to]`` allowed by ``rule`` (sorted)."""
+    pairs = [(a, b) for a in range(pegs) for b in range(pegs) if a != b]
+    if rule == "standard":
+        chosen = pairs
+    elif rule == "adjacent":
+        chosen = [(a, b) for a, b in pairs if abs(a - b) == 1]
+    elif rule == "cyclic":
+        chosen = [(a, (a + 1) % pegs) for a in range(pegs)]
+    else:
+        assert rng is not None
+        while True:
+            keep = rng.random(len(pairs)) < 0.6
+            chosen = [p for p, k in zip(pairs, keep, strict=True) if k]
+            if len(chosen) < len(pairs) and _strongly_connected(chosen, pegs):
+                break
+    return sorted([list(p) for p in chosen])
+
+
+def _strongly_connected(pairs: list[tuple[int, int]], pegs: int) -> bool:
+    for direction in (0, 1):
+        seen, stack = {0}, [0]
+        while stack:
+            a = stack.pop()
+            for p in pairs:
+                if p[direction] == a and p[1 - direction] not in seen:
+                    seen.add(p[1 - direction])
+                    stack.append(p[1 - direction])
+        if len(seen) < pegs:
+            return False
+    return True
+
+
+def successors(
+    state: tuple[int, ...], moves: list[list[int]]
+) -> Iterator[tuple[tuple[int, int], tuple[int, ...]]]:
+    """Legal moves ``(from, to)`` and the states they lead to."""
+    top: dict[int, int] = {}
+    for disk, peg in enumerate(state):
+        top.setdefault(peg, disk)  # disks are visited smallest first
+    for a, b in moves:
+        disk = top.get(a)
+        if disk is not None and top.get(b, len(state)) > disk:
+            nxt = list(state)
+            nxt[disk] = b
+            yield (a, b), tuple(nxt)
+
+
+def apply_plan(
+    state: tuple[int, ...], moves: list[list[int]], plan: list[tuple[int, int]]
+) -> tuple[tuple[int, ...] | None, str]:
+    allowed = {(a, b) for a, b in moves}
+    for step, (a, b) in enumerate(plan, 1):
+        name = f"{PEG_NAMES[a]}->{PEG_NAMES[b]}"
+        if (a, b) not in allowed:
+            return None, f"move {step} ({name}) is not an allowed direct move"
+        disks_a = [d for d, p in enumerate(state) if p == a]
+        if not disks_a:
+            return None, f"move {step} ({name}): peg {PEG_NAMES[a]} is empty"
+        disks_b = [d for d, p in enumerate(state) if p == b]
+        if disks_b and disks_b[0] < disks_a[0]:
+            return None, f"move {step} ({name}) puts a larger disk on a smaller one"
+        nxt = list(state)
+        nxt[disks_a[0]] = b
+        state = tuple(nxt)
+    return state, ""
+
+
+def canonical_hash(pegs: int, moves: list[list[int]], start: tuple[int, ...], goal: tuple[int, ...]) -> str:
+    """Hash of the instance up to renaming the pegs."""
+    best = None
+    for perm in itertools.permutations(range(pegs)):
+        form = (
+            sorted([perm[a], perm[b]] for a, b in moves),
+            [perm[p] for p in start],
+            [perm[p] for p in goal],
+        )
+        if best is None or form < best:
+            best = form
+    return content_hash({"pegs": pegs, "form": best})
+
+
+def _describe(state: tuple[int, ...], pegs: int) -> str:
+    lines = []
+    for peg in range(pegs):
+        disks = [str(d + 1) for d in range(len(state) - 1, -1, -1) if state[d] == peg]
+        lines.append(f"{PEG_NAMES[peg]}: " + (" ".join(disks) if disks else "(empty)"))
+    return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------------------------
+# The family
+# --------------------------------------------------------------------------------------------
+
+PROMPT = """Tower of Hanoi with {disks} disks (1 is the smallest, {disks} the largest) on {pegs} pegs \
+({peg_list}). Each line lists a peg's disks from bottom to top.
+
+Start:
+{start}
+
+Goal:
+{goal}
+
+A move takes the top disk of one peg and puts it on another peg; a disk may never be placed on a \
+smaller disk. {rule_text}
+
+Reach the goal in the fewest possible moves. Write each move as FROM->TO (the pegs' letters), \
+separated by spaces or commas. Format example (not the solution): <answer>A->B, A->C, B->C</answer>. \
+Any shortest solution is accepted."""
+
+_TOKEN = re.compile(r"([A-Ea-e])\s*(?:->|→|=>|>|-|to)\s*([A-Ea-e])")
+
+
+def _rule_text(rule: str, moves: list[list[int]], pegs: int) -> str:
+    if rule == "standard":
+        return "A disk may move directly between any two pegs."
+    listed = ", ".join(f"{PEG_NAMES[a]}->{PEG_NAMES[b]}" for a, b in moves)
+    return f"Only these direct moves are allowed (direction matters): {listed}."
+
+
+def _format(plan: list[tuple[int, int]] | list[list[int]]) -> str:
+    return ", ".join(f"{PEG_NAMES[a]}->{PEG_NAMES[b]}" for a, b in plan)
+
+
+@family(
+    "tower_of_hanoi",
+    domain="puzzles",
+    knobs=HanoiKnobs,
+    levels=LEVELS,
+    description="Tower of Hanoi variants (pegs, forbidden moves, random start/goal) in the BFS-proven fewest moves.",
+    verifier_kind="simulation + proven optimum",
+)
+class TowerOfHanoi(Family):
+    def generate(self, knobs: HanoiKnobs, rng: np.random.Generator) -> TaskDraft:
+        n, pegs = knobs.disks, knobs.pegs
+        for _ in range(2000):
+            rule = RULES[int(rng.integers(len(RULES)))] if knobs.rule == "mixed" else knobs.rule
+            moves = allowed_moves(rule, pegs, rng)
+            if knobs.start == "tower":
+                start, goal = (0,) * n, (pegs - 1,) * n
+            else:
+                start = tuple(int(x) for x in rng.integers(0, pegs, n))
+                goal = tuple(int(x) for x in rng.integers(0, pegs, n))
+            result = bfs(start, lambda s, g=goal: s == g, lambda s, m=moves: successors(s, m))
+            if result.plan is None or not knobs.min_length <= len(result.plan) <= knobs.max_length:
+                continue
+            plan = [list(m) for m in result.plan]
+            return TaskDraft(
+                prompt=PROMPT.format(
+                    disks=n,
+                    pegs=pegs,
+                    peg_list=", ".join(PEG_NAMES[:pegs]),
+                    start=_describe(start, pegs),
+                    goal=_describe(goal, pegs),
+                    rule_text=_rule_text(rule, moves, pegs),
+                ),
+                answer=_format(plan),
+                metadata={
+                    "disks": n,
+                    "pegs": pegs,
+                    "rule": rule,
+                    "moves": moves,
+                    "start": list(start),
+                    "goal": list(goal),
+                    "optimal_length": len(plan),
+                    "solution": plan,
+                    "search_nodes": result.expanded,
+                    "canonical_hash": canonical_hash(pegs, moves, start, goal),
+                },
+            )
+        raise RuntimeError(f"could not draw a Tower of Hanoi instance for {knobs}")
+
+    def verify(self, task: Task, response: str) -> Verdict:
+        meta = task.metadata
+        text, error = extract_plan_text(response)
+        if text is None:
+            return Verdict.bad_format(error or "no answer")
+        matches = tokenize(text, _TOKEN)
+        if not matches:
+            return Verdict.bad_format(f"could not read {text[:60]!r} as moves like A->C")
+        plan = [(PEG_NAMES.index(m[1].upper()), PEG_NAMES.index(m[2].upper())) for m in matches]
+        if any(a >= meta["pegs"] or b >= meta["pegs"] for a, b in plan):
+            return Verdict.bad_format(f"a move names a peg other than {PEG_NAMES[: meta['pegs']]}")
+        parsed = _format(plan)
+        final, reason = apply_plan(tuple(meta["start"]), meta["moves"], plan)
+        if final is None:
+            return Verdict.wrong(reason, parsed=parsed)
+        if list(final) != meta["goal"]:
+            return Verdict.wrong("the moves do not reach the goal configuration", parsed=parsed)
+        return grade_length(len(plan), meta["optimal_length"], parsed)
+
+    def solve_exact(self, task: Task) -> SolverRun:
+        meta = task.metadata
+        goal, moves = tuple(meta["goal"]), meta["moves"]
+        result = bfs(tuple(meta["start"]), lambda s: s == goal, lambda s: successors(s, moves))
+        response = None if result.plan is None else f"<answer>{_format(result.plan)}</answer>"
+        return SolverRun(response=response, effort=float(result.expanded))
+
+    def effort(self, task: Task) -> float:
+        return float(task.metadata["search_nodes"])  # the generator's own BFS
+
+    def solve_weak(self, task: Task) -> SolverRun:
+        # greedy best-first: misplaced disks weighted by size, 300 expansions
+        meta = task.metadata
+        goal, moves = tuple(meta["goal"]), meta["moves"]
+
+        def h(s: tuple[int, ...]) -> int:
+            return sum(1 << d for d in range(len(s)) if s[d] != goal[d])
+
+        result = greedy(
+            tuple(meta["start"]), lambda s: s == goal, lambda s: successors(s, moves), h, budget=300
+        )
+        response = None if result.plan is None else f"<answer>{_format(result.plan)}</answer>"
+        return SolverRun(response=response, effort=float(result.expanded))
+
+    def mutated_responses(self, task: Task, rng: np.random.Generator) -> list[str]:
+        plan = [list(m) for m in task.metadata["solution"]]
+        a, b = plan[-1]
+        candidates = [
+            plan[:-1],  # stops one move short
+            plan + [[b, a], [a, b]] if [b, a] in task.metadata["moves"] else plan + [[a, b]],
+            [[b, a]] + plan[1:],  # first move reversed
+            plan[1:],  # first move dropped
+            plan + [plan[-1]],
+        ]
+        responses = [f"<answer>{_format(c)}</answer>" if c else "<answer>none</answer>" for c in candidates]
+        return [r for r in dict.fromkeys(responses) if not self.verify(task, r).correct]

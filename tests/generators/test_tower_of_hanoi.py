@@ -1,0 +1,157 @@
+"""Tests of tower_of_hanoi: BFS optimum against known formulas and an independent search."""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from palaestra.generators.puzzles.tower_of_hanoi import PEG_NAMES, canonical_hash, successors
+from palaestra.registry import get, make_task, verify
+
+FAMILY = get("tower_of_hanoi").impl
+
+
+def _stacks_bfs(meta) -> int:
+    """Independent optimum: BFS over explicit peg stacks (lists of disks, bottom first)."""
+    pegs, allowed = meta["pegs"], {tuple(m) for m in meta["moves"]}
+
+    def stacks(config):
+        out = [[] for _ in range(pegs)]
+        for disk in range(len(config) - 1, -1, -1):
+            out[config[disk]].append(disk)
+        return tuple(tuple(s) for s in out)
+
+    start, goal = stacks(meta["start"]), stacks(meta["goal"])
+    dist = {start: 0}
+    queue = deque([start])
+    while queue:
+        s = queue.popleft()
+        if s == goal:
+            return dist[s]
+        for a, b in allowed:
+            if s[a] and (not s[b] or s[b][-1] > s[a][-1]):
+                nxt = [list(x) for x in s]
+                nxt[b].append(nxt[a].pop())
+                key = tuple(tuple(x) for x in nxt)
+                if key not in dist:
+                    dist[key] = dist[s] + 1
+                    queue.append(key)
+    raise AssertionError("unreachable goal")
+
+
+@pytest.mark.parametrize(
+    "disks,pegs,rule,expected",
+    [(n, 3, "standard", 2**n - 1) for n in (1, 3, 5, 7)]
+    + [(n, 3, "adjacent", 3**n - 1) for n in (1, 3, 5)]
+    + [(n, 4, "standard", f) for n, f in zip(range(1, 9), (1, 3, 5, 9, 13, 17, 25, 33), strict=True)],
+)
+def test_classic_towers_match_formulas(disks, pegs, rule, expected):
+    # 2^n - 1, 3^n - 1 (adjacent pegs) and the Frame-Stewart numbers (4 pegs, Bousch 2014)
+    task = make_task("tower_of_hanoi", seed=0, disks=disks, pegs=pegs, rule=rule, start="tower")
+    assert task.metadata["optimal_length"] == expected
+    assert verify(task, FAMILY.reference_response(task)).correct
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 10**9),
+    disks=st.integers(1, 5),
+    pegs=st.integers(3, 4),
+    rule=st.sampled_from(["standard", "adjacent", "cyclic", "random"]),
+)
+def test_random_instances_match_independent_bfs(seed, disks, pegs, rule):
+    task = make_task("tower_of_hanoi", seed=seed, disks=disks, pegs=pegs, rule=rule, start="random")
+    assert task.metadata["optimal_length"] == _stacks_bfs(task.metadata)
+    assert verify(task, FAMILY.reference_response(task)).correct
+    assert verify(task, FAMILY.solve_exact(task).response).correct
+
+
+def _optimal_paths(meta, count=2):
+    """Distinct optimal plans, found by walking down distance-to-goal values."""
+    goal, start = tuple(meta["goal"]), tuple(meta["start"])
+    reverse = [[b, a] for a, b in meta["moves"]]
+    dist = {goal: 0}
+    queue = deque([goal])
+    while queue:
+        s = queue.popleft()
+        for _, nxt in successors(s, reverse):
+            if nxt not in dist:
+                dist[nxt] = dist[s] + 1
+                queue.append(nxt)
+    plans = []
+    for pick in (0, -1):
+        s, plan = start, []
+        while s != goal:
+            options = [(m, n) for m, n in successors(s, meta["moves"]) if dist.get(n) == dist[s] - 1]
+            move, s = options[pick]
+            plan.append(move)
+        plans.append(plan)
+    return plans
+
+
+def test_several_optimal_plans_pass():
+    task = make_task("tower_of_hanoi", seed=0, disks=5, pegs=4, rule="standard", start="tower")
+    plans = _optimal_paths(task.metadata)
+    assert plans[0] != plans[1]
+    for plan in plans:
+        text = " ".join(f"{PEG_NAMES[a]}->{PEG_NAMES[b]}" for a, b in plan)
+        assert verify(task, f"<answer>{text}</answer>").correct
+
+
+def test_wrong_answers_fail_with_reasons():
+    task = make_task("tower_of_hanoi", seed=4, level=4)
+    wrong = FAMILY.mutated_responses(task, np.random.default_rng(0))
+    assert len(set(wrong)) >= 3
+    for response in wrong:
+        verdict = verify(task, response)
+        assert not verdict.correct and verdict.error is None
+    meta = task.metadata
+    forbidden = [
+        [a, b]
+        for a in range(meta["pegs"])
+        for b in range(meta["pegs"])
+        if a != b and [a, b] not in meta["moves"]
+    ]
+    classic = make_task("tower_of_hanoi", seed=0, level=1)
+    assert "larger disk" in verify(classic, "<answer>A->C, A->C</answer>").reason
+    assert "empty" in verify(classic, "<answer>B->C</answer>").reason
+    if forbidden:
+        a, b = forbidden[0]
+        assert "not an allowed" in verify(task, f"<answer>{PEG_NAMES[a]}->{PEG_NAMES[b]}</answer>").reason
+
+
+def test_format_variants_and_bad_formats():
+    task = make_task("tower_of_hanoi", seed=0, level=1)
+    plan = task.metadata["solution"]
+    for sep, arrow in ((", ", "->"), (" ", " -> "), ("; ", "→"), ("\n", " to "), (" ", ">")):
+        text = sep.join(f"{PEG_NAMES[a]}{arrow}{PEG_NAMES[b]}" for a, b in plan)
+        assert verify(task, f"<answer>{text}</answer>").correct, text
+    assert verify(task, f"\\boxed{{{task.answer.lower()}}}").correct
+    assert verify(task, f"Answer: [{task.answer}]").correct
+    for response in ("<answer>A->D</answer>", "<answer>move disk 1</answer>", "<answer>AC</answer>"):
+        verdict = verify(task, response)
+        assert not verdict.correct and not verdict.format_ok, response
+
+
+def test_canonical_hash_ignores_peg_names():
+    moves = [[0, 1], [1, 2], [2, 0]]
+    renamed = [[1, 0], [0, 2], [2, 1]]  # swap pegs 0 and 1
+    assert canonical_hash(3, moves, (0, 0, 2), (2, 1, 1)) == canonical_hash(3, renamed, (1, 1, 2), (2, 0, 0))
+    assert canonical_hash(3, moves, (0, 0, 2), (2, 1, 1)) != canonical_hash(3, moves, (0, 0, 2), (2, 1, 0))
+
+
+def test_weak_solver_falls_off_and_knob_checks():
+    def rate(level):
+        tasks = [make_task("tower_of_hanoi", seed=s, level=level) for s in range(10)]
+        runs = [FAMILY.solve_weak(t) for t in tasks]
+        return sum(
+            r.response is not None and verify(t, r.response).correct for t, r in zip(tasks, runs, strict=True)
+        )
+
+    assert rate(1) > rate(6)
+    with pytest.raises(ValueError):
+        make_task("tower_of_hanoi", seed=0, disks=9, pegs=5)
