@@ -251,8 +251,8 @@ def _values(node: Any) -> list[Any] | None:
     if isinstance(node, sympy.FiniteSet):
         return list(node.args)
     if isinstance(node, Alts):
-        if node.joiner == "and" or _is_system(node):
-            return None
+        if _is_system(node):
+            return None  # "x = 1 and y = 2" is one point; "x = 1 and x = 2" lists two values
         out = []
         for item in node.items:
             if isinstance(item, Rel):
