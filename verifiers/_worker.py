@@ -45,7 +45,11 @@ class _Worker:
             close_fds=True,
         )
         self.buffer = b""
-        ready = self.read_line(STARTUP_TIMEOUT_S)
+        try:
+            ready = self.read_line(STARTUP_TIMEOUT_S)
+        except (WorkerTimeout, WorkerCrashed) as exc:
+            self.kill()
+            raise WorkerCrashed(f"worker failed to start: {type(exc).__name__} {exc}") from None
         if ready != {"ready": True}:
             self.kill()
             raise WorkerCrashed(f"worker failed to start: {ready!r}")
@@ -116,6 +120,13 @@ class WorkerPool:
         self._idle: list[_Worker] = []
         self._pid = os.getpid()
         atexit.register(self.close)
+        # a fork may happen while another thread holds the lock: the child starts afresh
+        os.register_at_fork(after_in_child=self._reset_after_fork)
+
+    def _reset_after_fork(self) -> None:
+        self._lock = threading.Lock()
+        self._slots = threading.BoundedSemaphore(self.max_workers)
+        self._idle, self._pid = [], os.getpid()
 
     def call(self, request: dict[str, Any], timeout_s: float) -> Any:
         """Run ``request`` in a worker; raises WorkerTimeout or WorkerCrashed."""
@@ -126,6 +137,7 @@ class WorkerPool:
             except BaseException:
                 # timed out, crashed or interrupted mid-call: its reply may still be in flight
                 worker.kill()
+                self._replace_in_background()
                 raise
             self._give_back(worker)
             return result
@@ -134,6 +146,17 @@ class WorkerPool:
         """Start ``n`` workers now so that the first calls do not pay the start-up."""
         for _ in range(min(n, self.max_workers)):
             self._give_back(_Worker())
+
+    def _replace_in_background(self) -> None:
+        """Start a replacement now so the next caller does not pay the start-up."""
+
+        def start() -> None:
+            try:
+                self._give_back(_Worker())
+            except WorkerCrashed:
+                pass  # the next call starts one itself and reports the failure
+
+        threading.Thread(target=start, name="palaestra-verifier-respawn", daemon=True).start()
 
     def _borrow(self) -> _Worker:
         with self._lock:

@@ -23,6 +23,7 @@ from typing import Any
 
 from palaestra.core import Verdict, canonical_json
 from palaestra.verifiers._worker import WorkerCrashed, WorkerPool, WorkerTimeout
+from palaestra.verifiers.extract import extract_answer
 
 __all__ = ["MathPolicy", "math_equal", "verify_math", "math_reward", "make_math_reward", "warm_up"]
 
@@ -71,8 +72,10 @@ def math_equal(gold: str, pred: str, *, policy: MathPolicy = DEFAULT_POLICY) -> 
     ``Verdict.right``; ``Verdict.wrong`` (parsed but different); ``Verdict.bad_format``
     (unparseable, too long, refused as unbounded); or ``Verdict.failure`` on timeout or crash.
     """
-    if not isinstance(gold, str) or not isinstance(pred, str):
-        return Verdict.bad_format("answers must be strings")
+    if not isinstance(gold, str):
+        return Verdict.failure("bad reference", reason=f"the reference must be a string, not {type(gold).__name__}")
+    if not isinstance(pred, str):
+        return Verdict.bad_format(f"the answer must be a string, not {type(pred).__name__}")
     if len(pred) > MAX_ANSWER_CHARS:
         return Verdict.bad_format(f"the answer is longer than {MAX_ANSWER_CHARS} characters")
     if len(gold) > MAX_ANSWER_CHARS:
@@ -164,8 +167,6 @@ def verify_math(
     allow_bare: bool = False,
 ) -> Verdict:
     """Extract the final answer from a model ``response`` and compare it with ``gold``."""
-    from palaestra.verifiers.extract import extract_answer
-
     extraction = extract_answer(response, pattern=pattern, allow_bare=allow_bare, max_chars=MAX_ANSWER_CHARS)
     if not extraction.ok or extraction.text is None:
         return Verdict.bad_format(extraction.error or "no answer found")
