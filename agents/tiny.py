@@ -67,7 +67,7 @@ class TinyRecipe:
             "families": versions,
             "tokenizers": tokenizers.__version__,
             "transformers": transformers.__version__.split(".")[0],
-            "format": 1,
+            "format": 3,
         }
         return content_hash(payload, length=16)
 
@@ -96,13 +96,23 @@ def corpus(recipe: TinyRecipe) -> list[str]:
     return lines
 
 
-def train_tokenizer(recipe: TinyRecipe):
-    """A byte-level BPE tokenizer (``tokenizers.Tokenizer``) with one token per digit."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+# The pre-tokenizer transformers' Qwen2Tokenizer rebuilds on load (AutoTokenizer always picks that
+# class for model_type qwen2): training with the same one keeps tokenizer.json and AutoTokenizer in
+# agreement. It isolates every digit, so numbers are spelled one digit per token.
+QWEN2_PRETOKENIZE_REGEX = r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"""
 
-    tok = Tokenizer(models.BPE())
+
+def train_tokenizer(recipe: TinyRecipe):
+    """A byte-level BPE tokenizer (``tokenizers.Tokenizer``) with Qwen2's pre-tokenization."""
+    from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, trainers
+
+    tok = Tokenizer(models.BPE(continuing_subword_prefix="", end_of_word_suffix="", fuse_unk=False))
+    tok.normalizer = normalizers.NFC()
     tok.pre_tokenizer = pre_tokenizers.Sequence(
-        [pre_tokenizers.Digits(individual_digits=True), pre_tokenizers.ByteLevel(add_prefix_space=False)]
+        [
+            pre_tokenizers.Split(Regex(QWEN2_PRETOKENIZE_REGEX), behavior="isolated", invert=False),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False),
+        ]
     )
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(

@@ -66,3 +66,15 @@ def test_build_is_deterministic(tmp_path):
 def test_recipe_rejects_small_heads():
     with pytest.raises(ValueError, match="head_dim"):
         TinyRecipe(hidden_size=64, num_heads=4)
+
+
+def test_autotokenizer_agrees_with_tokenizer_json(tiny_path, tokenizer):
+    """transformers rebuilds Qwen2's pre-tokenizer on load: the trained one must be the same."""
+    from tokenizers import Tokenizer
+
+    import palaestra
+
+    raw = Tokenizer.from_file(str(tiny_path / "tokenizer.json"))
+    for seed in range(4):
+        text = palaestra.make_task("expression", seed=seed, level=2 + 2 * seed).prompt
+        assert tokenizer(text)["input_ids"] == raw.encode(text).ids

@@ -1,0 +1,90 @@
+"""Checkpoints with exact resume: policy, optimizer, reference, curriculum, step and RNG states.
+
+Every step's randomness is drawn from ``(run seed, step)``, so restoring these pieces makes the
+resumed run's next step identical to the uninterrupted run's. A checkpoint is written to a
+temporary folder and renamed into place: a kill mid-save never leaves a torn checkpoint.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+STATE_FILE = "trainer_state.json"
+
+
+def checkpoint_dir(output_dir: str | os.PathLike, step: int) -> Path:
+    return Path(output_dir) / "checkpoints" / f"step_{step:06d}"
+
+
+def latest_checkpoint(output_dir: str | os.PathLike) -> Path | None:
+    root = Path(output_dir) / "checkpoints"
+    done = sorted(p for p in root.glob("step_*") if (p / STATE_FILE).exists()) if root.exists() else []
+    return done[-1] if done else None
+
+
+def save_checkpoint(trainer: Any, extra: dict[str, Any] | None = None) -> Path:
+    """Write the trainer's full state to ``output_dir/checkpoints/step_N``."""
+    import torch
+    from safetensors.torch import save_file
+
+    target = checkpoint_dir(trainer.config.output_dir, trainer.step_count)
+    tmp = target.with_name(target.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    policy = {k: v.detach().contiguous().cpu() for k, v in trainer.policy.state_dict().items()}
+    # Tied weights share storage; safetensors refuses shared tensors, so clone each.
+    save_file({k: v.clone() for k, v in policy.items()}, str(tmp / "policy.safetensors"))
+    if trainer.reference is not None:
+        ref = {k: v.detach().contiguous().cpu().clone() for k, v in trainer.reference.state_dict().items()}
+        save_file(ref, str(tmp / "reference.safetensors"))
+    torch.save(trainer.optimizer.state_dict(), tmp / "optimizer.pt")
+    torch.save(
+        {"torch": torch.get_rng_state(), "numpy": np.random.get_state(), "python": random.getstate()},
+        tmp / "rng.pt",
+    )
+    state = {
+        "step": trainer.step_count,
+        "curriculum": trainer.curriculum.state_dict(),
+        "config": trainer.config.to_dict(),
+        "extra": extra or {},
+    }
+    (tmp / STATE_FILE).write_text(json.dumps(state, indent=1))
+    shutil.rmtree(target, ignore_errors=True)
+    os.replace(tmp, target)
+    return target
+
+
+def load_checkpoint(trainer: Any, path: str | os.PathLike) -> dict[str, Any]:
+    """Restore ``trainer`` from ``path`` (and sync the rollout engine); returns the saved extra."""
+    import copy
+
+    import torch
+    from safetensors.torch import load_file
+
+    path = Path(path)
+    state = json.loads((path / STATE_FILE).read_text())
+    weights = load_file(str(path / "policy.safetensors"), device=trainer.device)
+    trainer.policy.load_state_dict(weights, strict=False)
+    if (path / "reference.safetensors").exists():
+        trainer.reference = copy.deepcopy(trainer.policy).eval()
+        trainer.reference.load_state_dict(
+            load_file(str(path / "reference.safetensors"), device=trainer.device)
+        )
+        for p in trainer.reference.parameters():
+            p.requires_grad_(False)
+    trainer.optimizer.load_state_dict(torch.load(path / "optimizer.pt", weights_only=False))
+    rng = torch.load(path / "rng.pt", weights_only=False)
+    torch.set_rng_state(rng["torch"])
+    np.random.set_state(rng["numpy"])
+    random.setstate(rng["python"])
+    trainer.curriculum.load_state_dict(state["curriculum"])
+    trainer.step_count = int(state["step"])
+    trainer.sync()
+    return state.get("extra", {})

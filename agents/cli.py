@@ -1,0 +1,70 @@
+"""``palaestra train``: flags generated from :class:`TrainConfig` fields (with their help text).
+
+palaestra train --preset tiny                       # CPU, the built-in tiny model
+palaestra train --model ./my-model --backend vllm   # any local Hugging Face causal LM
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from typing import Any
+
+from palaestra.agents.config import PRESETS, TrainConfig, field_types
+
+
+def add_cli(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "train",
+        help="train a model on palaestra tasks (GRPO; SFT warm start; curriculum)",
+        description="Train a model with GRPO on palaestra tasks. Every flag defaults to the preset's "
+        "value (or the config default without a preset).",
+    )
+    p.add_argument("--preset", choices=sorted(PRESETS), default=None, help="start from a named preset")
+    types = field_types()
+    for f in dataclasses.fields(TrainConfig):
+        flag = "--" + f.name.replace("_", "-")
+        kind = types[f.name]
+        help_text = f"{f.metadata.get('help', '')} (default: {f.default!r})"
+        if kind is bool:
+            p.add_argument(
+                flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None, help=help_text
+            )
+        else:
+            choices = f.metadata.get("choices")
+            p.add_argument(
+                flag,
+                dest=f.name,
+                type=kind,
+                default=None,
+                choices=choices,
+                help=help_text,
+                metavar=f.name.upper() if not choices else None,
+            )
+    p.set_defaults(run=run_train)
+
+
+def config_from_args(args: argparse.Namespace) -> TrainConfig:
+    """The preset (if any) with every flag the user gave applied on top."""
+    given = {
+        f.name: getattr(args, f.name)
+        for f in dataclasses.fields(TrainConfig)
+        if getattr(args, f.name, None) is not None
+    }
+    base = dict(PRESETS[args.preset]) if args.preset else {}
+    return TrainConfig(**{**base, **given})
+
+
+def run_train(args: argparse.Namespace) -> int:
+    config = config_from_args(args)
+    try:
+        import torch  # noqa: F401
+        import transformers  # noqa: F401
+    except ImportError:
+        raise ValueError(
+            "training needs torch and transformers: pip install 'palaestra[train]' (see docs/training.md)"
+        ) from None
+    from palaestra.agents.run import run_training
+
+    run_training(config)
+    return 0

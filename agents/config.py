@@ -1,0 +1,198 @@
+"""The training configuration: one typed dataclass whose fields carry their help text.
+
+``palaestra train`` builds its flags from these fields (see :mod:`palaestra.agents.cli`), so the
+help text here is the CLI documentation too. ``PRESETS`` holds named starting points.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import typing
+from dataclasses import dataclass, field
+from typing import Any
+
+
+def opt(default: Any, help: str, choices: tuple[Any, ...] | None = None) -> Any:
+    """A config field with its help text (and allowed values) in the metadata."""
+    return field(default=default, metadata={"help": help, "choices": choices})
+
+
+@dataclass
+class TrainConfig:
+    """Everything a training run needs; JSON-serialisable and saved with every checkpoint."""
+
+    # --- model and engine ---
+    model: str = opt("tiny", "model folder (a local Hugging Face causal LM) or 'tiny' for the built-in model")
+    backend: str = opt(
+        "auto",
+        "rollout engine: vllm, transformers, or auto (vllm if importable)",
+        ("auto", "vllm", "transformers"),
+    )
+    device: str = opt("auto", "trainer device: cpu, cuda, or auto")
+    num_engines: int = opt(1, "rollout engines for data-parallel generation")
+    use_ray: bool = opt(False, "place rollout engines with Ray (needs the `ray` extra)")
+    vllm_kv_cache_mb: int = opt(256, "vLLM KV-cache size in MiB on CPU (explicit: the default reserves GiBs)")
+    vllm_gpu_memory_utilization: float = opt(0.3, "vLLM GPU memory fraction when colocated with the trainer")
+    sleep_mode: bool = opt(False, "put the vLLM engine to sleep during the training step (GPU only)")
+    max_model_len: int = opt(512, "maximum prompt + completion tokens")
+    memory_limit_gb: float = opt(
+        0.0, "refuse to start if the estimated memory exceeds this (0: physical RAM)"
+    )
+
+    # --- tasks and curriculum ---
+    families: str = opt("expression", "comma-separated task families to train on")
+    start_level: int = opt(1, "initial difficulty level of every family")
+    max_level: int = opt(10, "highest level the curriculum may reach")
+    adaptive_level: bool = opt(True, "move each family's level to keep its solve rate inside the band")
+    band_low: float = opt(0.2, "curriculum: raise difficulty above band_high, lower it below band_low")
+    band_high: float = opt(0.8, "curriculum: upper edge of the target solve-rate band")
+    curriculum_window: int = opt(
+        64, "curriculum: recent attempts per family that the solve rate is taken over"
+    )
+    ucb_c: float = opt(
+        0.5, "curriculum: exploration weight of UCB family sampling (learning signal = mean |advantage|)"
+    )
+
+    # --- rollouts ---
+    steps: int = opt(60, "RL steps (one batch of prompts, rollouts and updates per step)")
+    prompts_per_step: int = opt(16, "distinct tasks per step")
+    group_size: int = opt(8, "completions per task (the GRPO group)")
+    max_new_tokens: int = opt(24, "maximum tokens per completion")
+    temperature: float = opt(1.0, "sampling temperature of rollouts")
+    top_p: float = opt(1.0, "nucleus sampling of rollouts")
+
+    # --- GRPO loss ---
+    learning_rate: float = opt(2e-4, "AdamW learning rate of the RL phase")
+    weight_decay: float = opt(0.0, "AdamW weight decay")
+    max_grad_norm: float = opt(1.0, "gradient clipping norm (0: off)")
+    updates_per_step: int = opt(1, "optimisation passes over each batch (PPO epochs)")
+    micro_batch_size: int = opt(64, "sequences per forward/backward (gradient accumulation over the rest)")
+    clip_low: float = opt(0.2, "PPO clip: ratio lower bound is 1 - clip_low")
+    clip_high: float = opt(
+        0.28, "PPO clip: ratio upper bound is 1 + clip_high (asymmetric, DAPO clip-higher)"
+    )
+    loss_aggregation: str = opt(
+        "token",
+        "token: mean over all tokens of the batch (DAPO); sequence: mean per "
+        "sequence then over sequences (GRPO); sum: token sum / constant (Dr. GRPO)",
+        ("token", "sequence", "sum"),
+    )
+    scale_rewards: bool = opt(True, "divide advantages by the group std (off = Dr. GRPO)")
+    baseline: str = opt(
+        "mean", "advantage baseline: group mean, or rloo (leave-one-out mean)", ("mean", "rloo")
+    )
+    drop_zero_variance: bool = opt(True, "drop groups whose rewards are all equal (no learning signal)")
+    kl_coef: float = opt(0.0, "KL penalty to the initial (reference) policy, k3 estimator (0: no reference)")
+    entropy_coef: float = opt(0.0, "entropy bonus coefficient")
+    tis_cap: float = opt(
+        2.0, "truncated importance sampling: cap on trainer/rollout probability ratio (0: off)"
+    )
+    bf16: bool = opt(True, "bf16 autocast for the trainer on GPU (ignored on CPU)")
+
+    # --- warm start and evaluation ---
+    sft_steps: int = opt(0, "supervised warm-start steps on reference solutions before RL")
+    sft_batch_size: int = opt(32, "SFT batch size")
+    sft_learning_rate: float = opt(2e-3, "SFT learning rate")
+    sft_levels: str = opt("", "comma-separated levels for SFT data (default: start_level)")
+    eval_every: int = opt(0, "evaluate greedy accuracy on held-out tasks every N steps (0: only at the end)")
+    eval_tasks: int = opt(64, "held-out tasks per family and level for evaluation (disjoint seeds)")
+
+    # --- run bookkeeping ---
+    seed: int = opt(0, "run seed: tasks, sampling and initialisation all derive from it")
+    output_dir: str = opt("runs/palaestra", "folder for metrics.jsonl, plots, checkpoints and summary")
+    checkpoint_every: int = opt(0, "save a checkpoint every N steps (0: only at the end)")
+    resume: bool = opt(False, "resume from the latest checkpoint in output_dir")
+    plots: bool = opt(True, "write PNG plots of the metrics (needs matplotlib)")
+    progress: bool = opt(True, "show a progress bar with ETA on stderr")
+
+    def __post_init__(self) -> None:
+        self.validate()
+
+    def validate(self) -> None:
+        """Fail fast on values that cannot work, naming the field."""
+        for f in dataclasses.fields(self):
+            choices = f.metadata.get("choices")
+            value = getattr(self, f.name)
+            if choices and value not in choices:
+                raise ValueError(f"config {f.name}={value!r}: choose one of {list(choices)}")
+        positive = (
+            "steps",
+            "prompts_per_step",
+            "group_size",
+            "max_new_tokens",
+            "micro_batch_size",
+            "updates_per_step",
+            "num_engines",
+            "curriculum_window",
+            "max_model_len",
+            "eval_tasks",
+        )
+        for name in positive:
+            if getattr(self, name) < 1:
+                raise ValueError(f"config {name} must be >= 1, got {getattr(self, name)}")
+        if self.group_size < 2:
+            raise ValueError("config group_size must be >= 2: GRPO advantages compare completions of a task")
+        if not 0 <= self.band_low < self.band_high <= 1:
+            raise ValueError(
+                f"config band_low/band_high must satisfy 0 <= low < high <= 1, got "
+                f"{self.band_low}/{self.band_high}"
+            )
+        if not 1 <= self.start_level <= self.max_level <= 10:
+            raise ValueError("config levels must satisfy 1 <= start_level <= max_level <= 10")
+        if self.clip_low < 0 or self.clip_high < 0 or self.clip_low >= 1:
+            raise ValueError("config clip_low must be in [0, 1) and clip_high >= 0")
+        if self.temperature <= 0:
+            raise ValueError("config temperature must be > 0 for RL rollouts (GRPO needs diverse groups)")
+        if not self.family_list():
+            raise ValueError("config families is empty")
+
+    def family_list(self) -> list[str]:
+        return [f.strip() for f in self.families.split(",") if f.strip()]
+
+    def sft_level_list(self) -> list[int]:
+        return [int(x) for x in self.sft_levels.split(",") if x.strip()] or [self.start_level]
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> TrainConfig:
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - names)
+        if unknown:
+            raise ValueError(f"unknown config field(s): {unknown}")
+        return cls(**data)
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, sort_keys=True)
+
+
+def field_types() -> dict[str, type]:
+    """The Python type of every config field (for CLI parsing)."""
+    hints = typing.get_type_hints(TrainConfig)
+    return {f.name: hints[f.name] for f in dataclasses.fields(TrainConfig)}
+
+
+# Named starting points. `tiny` is tuned to learn on a 2-core laptop CPU within minutes.
+PRESETS: dict[str, dict[str, Any]] = {
+    "tiny": dict(
+        model="tiny",
+        families="expression",
+        start_level=1,
+        max_level=3,
+        steps=60,
+        prompts_per_step=16,
+        group_size=8,
+        max_new_tokens=12,
+        sft_steps=300,
+        eval_tasks=200,
+    ),
+}
+
+
+def preset(name: str, **overrides: Any) -> TrainConfig:
+    """The config of preset ``name`` with ``overrides`` applied."""
+    if name not in PRESETS:
+        raise ValueError(f"unknown preset {name!r}; available: {sorted(PRESETS)}")
+    return TrainConfig(**{**PRESETS[name], **overrides})

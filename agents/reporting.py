@@ -1,0 +1,142 @@
+"""Progress bar with ETA, PNG plots of the metrics, and the final summary table."""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+
+class ProgressBar:
+    """A one-line ``[####....] 12/60  reward 0.41  00:45<02:10`` bar on stderr."""
+
+    def __init__(
+        self, total: int, *, label: str = "train", stream: TextIO | None = None, enabled: bool = True
+    ):
+        self.total = max(total, 1)
+        self.label = label
+        self.stream = stream or sys.stderr
+        self.enabled = enabled
+        self.start = time.perf_counter()
+        self.done = 0
+        self.first = 0
+
+    def begin_at(self, done: int) -> None:
+        """Resumed runs: count ETA from the steps this process does."""
+        self.done = self.first = done
+        self.start = time.perf_counter()
+
+    def update(self, done: int, info: str = "") -> None:
+        self.done = done
+        if not self.enabled:
+            return
+        elapsed = time.perf_counter() - self.start
+        rate = (done - self.first) / elapsed if elapsed > 0 and done > self.first else 0.0
+        eta = (self.total - done) / rate if rate > 0 else math.nan
+        width = 24
+        filled = int(width * done / self.total)
+        bar = "#" * filled + "." * (width - filled)
+        self.stream.write(
+            f"\r{self.label} [{bar}] {done}/{self.total} {info}  {_clock(elapsed)}<{_clock(eta)}   "
+        )
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.enabled:
+            self.stream.write("\n")
+            self.stream.flush()
+
+
+def _clock(seconds: float) -> str:
+    if not math.isfinite(seconds):
+        return "--:--"
+    seconds = int(seconds)
+    return (
+        f"{seconds // 60:02d}:{seconds % 60:02d}"
+        if seconds < 3600
+        else f"{seconds // 3600}h{seconds // 60 % 60:02d}"
+    )
+
+
+def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
+    path = Path(path)
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+PANELS: list[tuple[str, Sequence[str]]] = [
+    ("reward", ("rollout/reward",)),
+    ("solve rate per family / level", ("solve/",)),
+    ("curriculum level", ("curriculum/",)),
+    ("KL to reference", ("train/kl",)),
+    ("entropy", ("train/entropy",)),
+    ("response tokens", ("rollout/response_tokens",)),
+    ("rollout tokens/s", ("throughput/rollout_tokens_per_s",)),
+    ("time per phase (s)", ("time/rollout_s", "time/train_s", "time/sync_s")),
+]
+
+
+def plot_metrics(rows: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Path]:
+    """One PNG with a panel per metric group (``training.png``) and one PNG per panel."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    steps_rows = [r for r in rows if r.get("kind") == "step"]
+    if not steps_rows:
+        return []
+    written = []
+    fig, axes = plt.subplots(2, 4, figsize=(18, 7))
+    for ax, (title, prefixes) in zip(axes.flat, PANELS, strict=True):
+        _panel(ax, steps_rows, title, prefixes)
+    fig.tight_layout()
+    path = out_dir / "training.png"
+    fig.savefig(path, dpi=80)
+    plt.close(fig)
+    written.append(path)
+    for title, prefixes in PANELS:
+        fig, ax = plt.subplots(figsize=(5, 3.2))
+        _panel(ax, steps_rows, title, prefixes)
+        fig.tight_layout()
+        name = prefixes[0].strip("/").replace("/", "_")
+        p = out_dir / f"{name}.png"
+        fig.savefig(p, dpi=80)
+        plt.close(fig)
+        written.append(p)
+    return written
+
+
+def _panel(ax: Any, rows: Sequence[dict[str, Any]], title: str, prefixes: Sequence[str]) -> None:
+    keys = sorted(
+        {k for r in rows for k in r if any(k == p or (p.endswith("/") and k.startswith(p)) for p in prefixes)}
+    )
+    if title == "curriculum level":
+        keys = [k for k in keys if k.endswith("/level")]
+    for key in keys:
+        pts = [(r["step"], r[key]) for r in rows if key in r and isinstance(r[key], (int, float))]
+        if pts:
+            xs, ys = zip(*pts, strict=True)
+            ax.plot(xs, ys, label=key, linewidth=1)
+    ax.set_title(title)
+    ax.set_xlabel("step")
+    if 1 < len(keys) <= 8:
+        ax.legend(fontsize=6)
+
+
+def summary_table(summary: dict[str, Any]) -> str:
+    """A plain two-column table of the run's headline numbers."""
+    lines = []
+    width = max(len(k) for k in summary) if summary else 0
+    for key, value in summary.items():
+        text = f"{value:.4g}" if isinstance(value, float) else str(value)
+        lines.append(f"  {key:<{width}}  {text}")
+    bar = "-" * (width + 14)
+    return "\n".join([bar, "  palaestra train: summary", bar, *lines, bar])

@@ -1,0 +1,388 @@
+"""GRPO trainer: rollouts through a backend, verifier rewards, clipped policy-gradient updates.
+
+Reads top to bottom: ``GRPOTrainer.train`` = optional SFT warm start, then ``step()`` repeated:
+
+1. the curriculum picks (family, level) per prompt; tasks come from ``palaestra.make_task`` with
+   seeds drawn from ``(run seed, step)`` (so a resumed run draws exactly what it would have);
+2. the rollout collects ``group_size`` completions per task; rewards come from the verifiers;
+3. group advantages (mean or RLOO baseline, optional std scaling), zero-variance groups dropped;
+4. PPO-clip loss (asymmetric clip), truncated importance weights for the rollout/trainer
+   logprob mismatch, optional k3 KL to the reference and entropy bonus, token / sequence / sum
+   aggregation with global denominators (so gradient accumulation is exact);
+5. the new weights go to the rollout engine with ``sync_weights``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import time
+from collections.abc import Sequence
+from contextlib import nullcontext
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from palaestra.agents.backends import Backend, DataParallelBackend, Sampling, TransformersBackend
+from palaestra.agents.config import TrainConfig
+from palaestra.agents.curriculum import Curriculum
+from palaestra.agents.evaluate import evaluate
+from palaestra.agents.policy import load_policy, preflight
+from palaestra.agents.rollout import ChatFormat, Episode, Rollout, SingleTurnRollout
+
+TRAIN_SEED_LIMIT = 2**31  # training task seeds lie below this; held-out seeds start at 2**40
+
+
+def group_advantages(rewards: np.ndarray, baseline: str = "mean", scale: bool = True) -> np.ndarray:
+    """Advantages of one group: reward minus the group mean (or leave-one-out mean), optionally
+    divided by the group's standard deviation."""
+    rewards = np.asarray(rewards, dtype=np.float64)
+    g = len(rewards)
+    if baseline == "rloo":
+        adv = rewards - (rewards.sum() - rewards) / (g - 1)
+    else:
+        adv = rewards - rewards.mean()
+    if scale:
+        adv = adv / (rewards.std() + 1e-4)
+    return adv
+
+
+def make_backend(config: TrainConfig, path: Path, policy: Any, pad_token_id: int) -> Backend:
+    """The rollout engine(s) the config asks for."""
+    kind = config.backend
+    if kind == "auto":
+        try:
+            import vllm  # noqa: F401
+
+            kind = "vllm"
+        except ImportError:
+            kind = "transformers"
+    if kind == "transformers":
+        if config.num_engines != 1:
+            raise ValueError("num_engines > 1 needs backend=vllm")
+        # The policy itself generates: no copy, and syncing is free.
+        return TransformersBackend(policy, pad_token_id=pad_token_id, batch_size=config.micro_batch_size)
+    if config.use_ray:
+        raise ValueError(
+            "use_ray: Ray placement of engines is not implemented yet; num_engines > 1 runs "
+            "data-parallel engines in this process"
+        )
+    engines = [_vllm_engine(config, path, i) for i in range(config.num_engines)]
+    return engines[0] if len(engines) == 1 else DataParallelBackend(engines)
+
+
+def _vllm_engine(config: TrainConfig, path: Path, index: int) -> Backend:
+    import torch
+
+    from palaestra.agents.backends import VLLMBackend
+
+    gpu = torch.cuda.is_available()
+    return VLLMBackend(
+        path,
+        seed=config.seed + index,
+        max_model_len=config.max_model_len,
+        dtype="bfloat16" if gpu and config.bf16 else "float32",
+        kv_cache_bytes=None if gpu else config.vllm_kv_cache_mb * 2**20,
+        gpu_memory_utilization=config.vllm_gpu_memory_utilization if gpu else None,
+        enable_sleep_mode=config.sleep_mode and gpu,
+    )
+
+
+class GRPOTrainer:
+    """The RL loop. ``backend`` and ``rollout`` may be injected (tests, multi-turn, Ray)."""
+
+    def __init__(
+        self, config: TrainConfig, *, backend: Backend | None = None, rollout: Rollout | None = None
+    ) -> None:
+        import torch
+
+        self.config = config
+        self.path, self.tokenizer, self.model_config, self.device = preflight(config)
+        torch.manual_seed(config.seed)
+        self.policy = load_policy(self.path, self.device)
+        self.chat = ChatFormat(self.tokenizer)
+        self.rollout = rollout or SingleTurnRollout(self.chat)
+        self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
+        self.optimizer = torch.optim.AdamW(
+            self.policy.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
+        )
+        self.curriculum = Curriculum(
+            config.family_list(),
+            start_level=config.start_level,
+            max_level=config.max_level,
+            band=(config.band_low, config.band_high),
+            window=config.curriculum_window,
+            ucb_c=config.ucb_c,
+            adaptive=config.adaptive_level,
+        )
+        self.reference: Any = None
+        self.step_count = 0
+        self.backend = backend or make_backend(config, self.path, self.policy, self.pad_id)
+
+    # ------------------------------------------------------------------ reference and sync
+
+    def snapshot_reference(self) -> None:
+        """Freeze the current policy as the KL reference (after SFT, before RL)."""
+        if self.config.kl_coef > 0:
+            self.reference = copy.deepcopy(self.policy).eval()
+            for p in self.reference.parameters():
+                p.requires_grad_(False)
+
+    def sync(self) -> None:
+        self.backend.sync_weights(self.policy.state_dict())
+
+    # ------------------------------------------------------------------ one RL step
+
+    def step(self) -> dict[str, float]:
+        """One GRPO step; returns its metrics."""
+        import palaestra
+
+        cfg = self.config
+        step = self.step_count + 1
+        rng = np.random.default_rng([cfg.seed, step])
+        t0 = time.perf_counter()
+        slots = self.curriculum.sample(rng, cfg.prompts_per_step)
+        tasks = [
+            palaestra.make_task(f, seed=int(rng.integers(TRAIN_SEED_LIMIT)), level=lvl) for f, lvl in slots
+        ]
+        sampling = Sampling(
+            max_tokens=cfg.max_new_tokens,
+            temperature=cfg.temperature,
+            top_p=cfg.top_p,
+            seed=int(rng.integers(TRAIN_SEED_LIMIT)),
+            stop_token_ids=self.chat.stop_token_ids,
+        )
+        self.backend.wake()
+        episodes = self.rollout.collect(self.backend, tasks, cfg.group_size, sampling)
+        t_rollout = time.perf_counter() - t0
+
+        kept, advantages, group_metrics = self._advantages(episodes)
+        self.backend.sleep()
+        t1 = time.perf_counter()
+        train_metrics = self.update(kept, advantages) if kept else {"train/skipped": 1.0}
+        t_train = time.perf_counter() - t1
+        t2 = time.perf_counter()
+        if kept:
+            self.sync()
+        t_sync = time.perf_counter() - t2
+        self.step_count = step
+
+        tokens = sum(len(e.completion_ids) for e in episodes)
+        metrics = {"step": step}
+        metrics.update(_rollout_metrics(episodes))
+        metrics.update(group_metrics)
+        metrics.update(train_metrics)
+        metrics.update(self.curriculum.metrics())
+        metrics.update(
+            {
+                "time/rollout_s": t_rollout,
+                "time/train_s": t_train,
+                "time/sync_s": t_sync,
+                "time/step_s": time.perf_counter() - t0,
+                "throughput/rollout_tokens_per_s": tokens / max(t_rollout, 1e-9),
+            }
+        )
+        return metrics
+
+    def _advantages(self, episodes: list[Episode]) -> tuple[list[Episode], list[float], dict[str, float]]:
+        cfg = self.config
+        groups: dict[int, list[Episode]] = {}
+        for e in episodes:
+            groups.setdefault(e.group, []).append(e)
+        kept: list[Episode] = []
+        advantages: list[float] = []
+        dropped = 0
+        for members in groups.values():
+            rewards = np.array([e.reward for e in members])
+            adv = group_advantages(rewards, cfg.baseline, cfg.scale_rewards)
+            first = members[0]
+            self.curriculum.update(
+                first.family, first.level, [e.correct for e in members], float(np.abs(adv).mean())
+            )
+            if cfg.drop_zero_variance and rewards.std() == 0:
+                dropped += 1
+                continue
+            kept.extend(members)
+            advantages.extend(float(a) for a in adv)
+        return (
+            kept,
+            advantages,
+            {
+                "groups/dropped_zero_variance": dropped,
+                "groups/kept": len(groups) - dropped,
+            },
+        )
+
+    def update(self, episodes: Sequence[Episode], advantages: Sequence[float]) -> dict[str, float]:
+        """Policy-gradient update(s) on one batch; returns loss diagnostics."""
+        import torch
+
+        cfg = self.config
+        n_seq = len(episodes)
+        n_tok = sum(e.num_policy_tokens for e in episodes)
+        if cfg.loss_aggregation == "token":
+            denom = float(max(n_tok, 1))
+        elif cfg.loss_aggregation == "sum":
+            denom = float(n_seq * cfg.max_new_tokens)
+        else:
+            denom = float(n_seq)
+        chunks = [
+            list(range(i, min(i + cfg.micro_batch_size, n_seq)))
+            for i in range(0, n_seq, cfg.micro_batch_size)
+        ]
+        batches = [self._batch([episodes[i] for i in c], [advantages[i] for i in c]) for c in chunks]
+        need_old = cfg.updates_per_step > 1
+        with torch.no_grad():
+            for b in batches:
+                if need_old:
+                    b["old"] = self._logprobs(self.policy, b)[0]
+                if self.reference is not None:
+                    b["ref"] = self._logprobs(self.reference, b)[0]
+        sums: dict[str, float] = {}
+        self.policy.train()
+        for _ in range(cfg.updates_per_step):
+            self.optimizer.zero_grad(set_to_none=True)
+            for b in batches:
+                loss, stats = self._loss(b, denom)
+                loss.backward()
+                for k, v in stats.items():
+                    sums[k] = sums.get(k, 0.0) + v
+            grad_norm = (
+                torch.nn.utils.clip_grad_norm_(self.policy.parameters(), cfg.max_grad_norm)
+                if cfg.max_grad_norm > 0
+                else torch.tensor(0.0)
+            )
+            sums["grad_norm"] = sums.get("grad_norm", 0.0) + float(grad_norm)
+            self.optimizer.step()
+        self.policy.eval()
+        k = cfg.updates_per_step
+        tok = max(n_tok, 1) * k
+        return {
+            "train/loss": sums["loss"] / k,
+            "train/grad_norm": sums["grad_norm"] / k,
+            "train/clip_frac": sums["clipped"] / tok,
+            "train/entropy": sums["entropy"] / tok,
+            "train/kl": sums["kl"] / tok,
+            "train/tis_weight": sums["tis"] / tok,
+            "train/logprob_mismatch": sums["mismatch"] / tok,
+            "train/sequences": n_seq,
+            "train/tokens": n_tok,
+        }
+
+    def _batch(self, episodes: Sequence[Episode], advantages: Sequence[float]) -> dict[str, Any]:
+        """Right-padded tensors; position t of the ``*_t`` tensors scores token t + 1."""
+        import torch
+
+        seqs = [e.prompt_ids + e.completion_ids for e in episodes]
+        width = max(len(s) for s in seqs)
+        ids = torch.full((len(seqs), width), self.pad_id, dtype=torch.long)
+        attn = torch.zeros((len(seqs), width), dtype=torch.long)
+        mask = torch.zeros((len(seqs), width - 1))
+        rollout_lp = torch.zeros((len(seqs), width - 1))
+        for j, (e, s) in enumerate(zip(episodes, seqs, strict=True)):
+            ids[j, : len(s)] = torch.tensor(s)
+            attn[j, : len(s)] = 1
+            start = len(e.prompt_ids) - 1
+            n = len(e.completion_ids)
+            mask[j, start : start + n] = torch.tensor(e.loss_mask, dtype=torch.float32)
+            rollout_lp[j, start : start + n] = torch.tensor(e.rollout_logprobs, dtype=torch.float32)
+        dev = self.device
+        return {
+            "ids": ids.to(dev),
+            "attn": attn.to(dev),
+            "mask": mask.to(dev),
+            "rollout": rollout_lp.to(dev),
+            "adv": torch.tensor(advantages, dtype=torch.float32, device=dev),
+        }
+
+    def _autocast(self) -> Any:
+        import torch
+
+        if self.config.bf16 and self.device.startswith("cuda"):
+            return torch.autocast("cuda", dtype=torch.bfloat16)
+        return nullcontext()
+
+    def _logprobs(self, model: Any, b: dict[str, Any]) -> tuple[Any, Any]:
+        """Per-token logprobs of the sequence under ``model`` at the rollout temperature, and the
+        per-position entropy."""
+        import torch
+
+        with self._autocast():
+            logits = model(input_ids=b["ids"], attention_mask=b["attn"]).logits[:, :-1]
+        logp = torch.log_softmax(logits.float() / self.config.temperature, dim=-1)
+        token_lp = logp.gather(-1, b["ids"][:, 1:, None])[..., 0]
+        entropy = -(logp.exp() * logp).sum(-1)
+        return token_lp, entropy
+
+    def _loss(self, b: dict[str, Any], denom: float) -> tuple[Any, dict[str, float]]:
+        import torch
+
+        cfg = self.config
+        new, entropy = self._logprobs(self.policy, b)
+        old = b.get("old", new.detach())
+        mask, adv = b["mask"], b["adv"][:, None]
+        ratio = torch.exp(new - old)
+        clipped_ratio = ratio.clamp(1 - cfg.clip_low, 1 + cfg.clip_high)
+        pg = -torch.minimum(ratio * adv, clipped_ratio * adv)
+        # Truncated importance sampling: the rollout engine's distribution differs slightly from
+        # the trainer's (kernels, precision); reweight by min(pi_old / pi_rollout, cap).
+        if cfg.tis_cap > 0:
+            tis = torch.exp(old - b["rollout"]).clamp(max=cfg.tis_cap).detach()
+        else:
+            tis = torch.ones_like(new)
+        per_token = pg * tis
+        kl = torch.zeros_like(new)
+        if "ref" in b:
+            d = b["ref"] - new
+            kl = torch.exp(d) - d - 1
+            per_token = per_token + cfg.kl_coef * kl
+        if cfg.entropy_coef:
+            per_token = per_token - cfg.entropy_coef * entropy
+        masked = per_token * mask
+        if cfg.loss_aggregation == "sequence":
+            loss = (masked.sum(1) / mask.sum(1).clamp(min=1)).sum() / denom
+        else:
+            loss = masked.sum() / denom
+        with torch.no_grad():
+            stats = {
+                "loss": float(loss),
+                "clipped": float(((ratio - clipped_ratio).abs() > 0).float().mul(mask).sum()),
+                "entropy": float((entropy * mask).sum()),
+                "kl": float((kl * mask).sum()),
+                "tis": float((tis * mask).sum()),
+                "mismatch": float(((old - b["rollout"]).abs() * mask).sum()),
+            }
+        return loss, stats
+
+    # ------------------------------------------------------------------ evaluation
+
+    def evaluate(self, levels: Sequence[int] | None = None, n: int | None = None) -> dict[str, float]:
+        cfg = self.config
+        levels = list(levels or sorted({cfg.start_level, *cfg.sft_level_list()}))
+        return evaluate(
+            self.backend, self.chat, cfg.family_list(), levels, n or cfg.eval_tasks, cfg.max_new_tokens
+        )
+
+
+def _rollout_metrics(episodes: Sequence[Episode]) -> dict[str, float]:
+    out = {
+        "rollout/reward": float(np.mean([e.reward for e in episodes])),
+        "rollout/solve_rate": float(np.mean([e.correct for e in episodes])),
+        "rollout/format_rate": float(np.mean([e.format_ok for e in episodes])),
+        "rollout/response_tokens": float(np.mean([len(e.completion_ids) for e in episodes])),
+        "rollout/truncated_rate": float(np.mean([e.finish_reason == "length" for e in episodes])),
+    }
+    by: dict[tuple[str, Any], list[bool]] = {}
+    for e in episodes:
+        by.setdefault((e.family, None), []).append(e.correct)
+        by.setdefault((e.family, e.level), []).append(e.correct)
+    for (family, level), outcomes in sorted(by.items(), key=lambda kv: (kv[0][0], kv[0][1] or 0)):
+        key = f"solve/{family}" if level is None else f"solve/{family}/L{level}"
+        out[key] = float(np.mean(outcomes))
+    return out
+
+
+def write_jsonl(path: Path, row: dict[str, Any]) -> None:
+    with path.open("a") as fh:
+        fh.write(json.dumps(row, sort_keys=True, allow_nan=True) + "\n")

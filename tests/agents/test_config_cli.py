@@ -1,0 +1,111 @@
+"""Config validation, CLI flags generated from the config, and fail-fast input checks."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+
+import pytest
+
+from palaestra.agents.config import PRESETS, TrainConfig, preset
+
+
+def test_every_field_has_help_and_round_trips():
+    for f in dataclasses.fields(TrainConfig):
+        assert f.metadata.get("help"), f.name
+    config = preset("tiny", seed=3)
+    assert TrainConfig.from_dict(json.loads(config.to_json())) == config
+    with pytest.raises(ValueError, match="unknown config"):
+        TrainConfig.from_dict({"nope": 1})
+
+
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        ({"group_size": 1}, "group_size"),
+        ({"loss_aggregation": "mean"}, "loss_aggregation"),
+        ({"band_low": 0.9, "band_high": 0.5}, "band"),
+        ({"start_level": 5, "max_level": 3}, "level"),
+        ({"temperature": 0.0}, "temperature"),
+        ({"families": " , "}, "families"),
+    ],
+)
+def test_bad_config_values_fail(bad, match):
+    with pytest.raises(ValueError, match=match):
+        TrainConfig(**bad)
+
+
+def test_cli_flags_come_from_config_fields(monkeypatch):
+    import argparse
+
+    from palaestra.agents.cli import add_cli, config_from_args
+
+    parser = argparse.ArgumentParser()
+    add_cli(parser.add_subparsers())
+    args = parser.parse_args(
+        ["train", "--preset", "tiny", "--group-size", "4", "--no-plots", "--loss-aggregation", "sum"]
+    )
+    config = config_from_args(args)
+    assert config.group_size == 4 and config.plots is False and config.loss_aggregation == "sum"
+    assert config.sft_steps == PRESETS["tiny"]["sft_steps"]
+    help_text = parser._subparsers._group_actions[0].choices["train"].format_help()
+    for f in dataclasses.fields(TrainConfig):
+        assert "--" + f.name.replace("_", "-") in help_text
+
+
+def test_cli_reports_unknown_family_as_one_line(capsys):
+    from palaestra.cli import main
+
+    assert main(["train", "--families", "no_such_family", "--steps", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown task family" in err and err.count("\n") == 1
+
+
+def test_missing_model_path_fails_fast(tmp_path):
+    pytest.importorskip("transformers")
+    from palaestra.agents.policy import preflight
+
+    with pytest.raises(ValueError, match="does not exist"):
+        preflight(TrainConfig(model=str(tmp_path / "nowhere")))
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ValueError, match="config.json"):
+        preflight(TrainConfig(model=str(tmp_path / "empty")))
+
+
+def test_not_a_causal_lm_fails_fast(tmp_path):
+    pytest.importorskip("transformers")
+    from palaestra.agents.policy import preflight
+
+    folder = tmp_path / "classifier"
+    folder.mkdir()
+    (folder / "config.json").write_text(
+        json.dumps({"model_type": "bert", "architectures": ["BertForSequenceClassification"]})
+    )
+    with pytest.raises(ValueError, match="not a causal language model"):
+        preflight(TrainConfig(model=str(folder)))
+    (folder / "config.json").write_text(json.dumps({"model_type": "vit"}))
+    with pytest.raises(ValueError, match="not a causal language model"):
+        preflight(TrainConfig(model=str(folder)))
+
+
+def test_tokenizer_without_chat_template_fails_fast(tmp_path, tiny_path):
+    from palaestra.agents.policy import preflight
+
+    copy = tmp_path / "no_template"
+    shutil.copytree(tiny_path, copy)
+    (copy / "chat_template.jinja").unlink(missing_ok=True)
+    cfg = json.loads((copy / "tokenizer_config.json").read_text())
+    cfg.pop("chat_template", None)
+    (copy / "tokenizer_config.json").write_text(json.dumps(cfg))
+    with pytest.raises(ValueError, match="no chat template"):
+        preflight(TrainConfig(model=str(copy)))
+
+
+def test_config_that_cannot_fit_memory_fails_fast(tiny_path):
+    from palaestra.agents.policy import preflight
+
+    with pytest.raises(ValueError, match="GiB"):
+        preflight(TrainConfig(memory_limit_gb=0.01))
+    with pytest.raises(ValueError, match="GiB"):
+        preflight(TrainConfig(micro_batch_size=10**7))
