@@ -18,7 +18,7 @@ from typing import Any
 
 # Modules that add subcommands: each defines add_cli(subparsers). Imported lazily so that
 # `palaestra list` never pays for torch or datasets.
-COMMAND_MODULES: list[str] = ["palaestra.calibration", "palaestra.catalog", "palaestra.export", "palaestra.agents.eval"]
+COMMAND_MODULES: list[str] = ["palaestra.calibration", "palaestra.catalog", "palaestra.export", "palaestra.agents.eval", "palaestra.agents.cli"]
 
 EXIT_USAGE = 2
 
