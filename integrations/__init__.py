@@ -1,0 +1,1 @@
+"""Bridges from palaestra to other training frameworks (TRL; more to come)."""

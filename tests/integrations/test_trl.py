@@ -1,0 +1,102 @@
+"""palaestra as TRL reward functions and environment; two real TRL GRPO steps on the tiny model."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+import palaestra
+from palaestra.integrations.trl import PalaestraToolEnv, make_reward, palaestra_reward, task_rows
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+
+def test_rows_and_reward_grade_with_the_verifier():
+    rows = task_rows(["expression"], 3, level=2)
+    assert len(rows) == 3 and rows[0]["prompt"][-1]["role"] == "user"
+    tasks = [palaestra.Task.from_json(r["task"]) for r in rows]
+    good = [f"<answer>{t.answer}</answer>" for t in tasks]
+    bad = ["<answer>nan</answer>", "no answer", [{"role": "assistant", "content": "<answer>0.5</answer>"}]]
+    specs = [r["task"] for r in rows]
+    assert palaestra_reward(good, task=specs) == [1.0, 1.0, 1.0]
+    assert palaestra_reward(bad, task=specs) == [0.0, 0.0, 0.0]
+    conversational = [[{"role": "assistant", "content": g}] for g in good]
+    assert palaestra_reward(conversational, task=specs) == [1.0, 1.0, 1.0]
+    assert make_reward(["other"])(good, task=specs) == [None, None, None]
+    test_rows = task_rows(["expression"], 3, level=2, split="test")
+    assert not {r["task"] for r in test_rows} & set(specs)
+    with pytest.raises(ValueError, match="unknown task family"):
+        task_rows(["no_such_family"], 1)
+
+
+def test_tool_env_gives_feedback_and_reward():
+    row = task_rows(["expression"], 1, level=1)[0]
+    answer = palaestra.Task.from_json(row["task"]).answer
+    env = PalaestraToolEnv()
+    assert "submit_answer" in env.reset(**row)
+    assert env.submit_answer(str(int(answer) + 1)).startswith("wrong")
+    assert env.get_reward() == 0.0
+    assert env.submit_answer(str(answer)) == "correct"
+    assert env.get_reward() == 1.0
+    env.reset(**row)
+    for _ in range(3):
+        env.submit_answer("x")
+    assert env.submit_answer(str(answer)) == "no attempts left" and env.get_reward() == 0.0
+
+
+def test_two_trl_grpo_steps_on_tiny_model(tmp_path):
+    pytest.importorskip("torch")
+    trl = pytest.importorskip("trl")
+    pytest.importorskip("datasets")
+    from transformers import AutoModelForCausalLM, AutoTokenizer, TrainerCallback
+
+    from palaestra.agents.tiny import build_tiny
+    from palaestra.integrations.trl import task_dataset
+
+    path = build_tiny()
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    tokenizer.padding_side = "left"
+    model = AutoModelForCausalLM.from_pretrained(path)
+    calls = []
+
+    def counted_reward(completions, task, **kw):
+        calls.append(len(completions))
+        return palaestra_reward(completions, task=task)
+
+    class Steps(TrainerCallback):
+        def __init__(self):
+            self.logs = []
+
+        def on_log(self, args, state, control, logs=None, **kw):
+            self.logs.append(dict(logs or {}))
+
+    steps = Steps()
+    args = trl.GRPOConfig(
+        output_dir=str(tmp_path / "trl"),
+        max_steps=2,
+        per_device_train_batch_size=4,
+        num_generations=4,
+        max_completion_length=8,
+        learning_rate=1e-3,
+        use_vllm=False,
+        use_cpu=True,
+        bf16=False,
+        logging_steps=1,
+        report_to="none",
+        save_strategy="no",
+        seed=0,
+    )
+    trainer = trl.GRPOTrainer(
+        model=model,
+        reward_funcs=[counted_reward],
+        args=args,
+        train_dataset=task_dataset(["expression"], 8, level=1),
+        processing_class=tokenizer,
+        callbacks=[steps],
+    )
+    trainer.train()
+    assert trainer.state.global_step == 2
+    assert sum(calls) >= 8  # the verifier graded every completion of both steps
+    assert any("reward" in log for log in steps.logs)
