@@ -133,9 +133,12 @@ def _clue_guesses(
     return guesses
 
 
-def consistent(codes: np.ndarray, clues: list[dict], colours: int) -> np.ndarray:
+def consistent(
+    codes: np.ndarray, clues: list[dict], colours: int, counts: np.ndarray | None = None
+) -> np.ndarray:
+    """Mask of the codes that fit every clue."""
     alive = np.ones(len(codes), dtype=bool)
-    counts = colour_counts(codes, colours)
+    counts = colour_counts(codes, colours) if counts is None else counts
     for clue in clues:
         black, white = score(codes, np.array(clue["guess"]), colours, counts)
         alive &= (black == clue["black"]) & (white == clue["white"])
@@ -208,16 +211,16 @@ class Mastermind(Family):
     def solve_exact(self, task: Task) -> SolverRun:
         """Enumerate every code and keep the one consistent with all scores."""
         knobs = MastermindKnobs.build(task.knobs)
-        codes = all_codes(knobs)
-        alive = consistent(codes, task.metadata["clues"], knobs.colours)
+        codes, counts = all_codes(knobs), _all_counts(knobs.length, knobs.colours, knobs.repeats)
+        alive = consistent(codes, task.metadata["clues"], knobs.colours, counts)
         answer = to_text(codes[int(np.flatnonzero(alive)[0])])
         return SolverRun(f"<answer>{answer}</answer>", effort=float(len(codes) * len(task.metadata["clues"])))
 
     def solve_weak(self, task: Task) -> SolverRun:
         """Uses only the first three scores and answers the first code that fits them."""
         knobs = MastermindKnobs.build(task.knobs)
-        codes = all_codes(knobs)
-        alive = consistent(codes, task.metadata["clues"][:3], knobs.colours)
+        codes, counts = all_codes(knobs), _all_counts(knobs.length, knobs.colours, knobs.repeats)
+        alive = consistent(codes, task.metadata["clues"][:3], knobs.colours, counts)
         answer = to_text(codes[int(np.flatnonzero(alive)[0])])
         return SolverRun(f"<answer>{answer}</answer>", effort=float(len(codes) * 3))
 
@@ -246,6 +249,10 @@ class MastermindGame(Episode):
         self.guesses_left = knobs.guess_budget
         self.max_turns = knobs.guess_budget + 10  # room for a few invalid messages
         self.history: list[tuple[list[int], tuple[int, int]]] = []
+        # the reference player narrows these incrementally: indices of codes that fit every
+        # answer among the first `_seen` guesses
+        self._alive: np.ndarray | None = None
+        self._seen = 0
 
     def opening(self) -> str:
         k = self.knobs
@@ -283,7 +290,12 @@ class MastermindGame(Episode):
 
     def reference_action(self) -> str:
         """Guess a random code consistent with every answer so far."""
-        codes = all_codes(self.knobs)
-        clues = [{"guess": g, "black": b, "white": w} for g, (b, w) in self.history]
-        alive = np.flatnonzero(consistent(codes, clues, self.knobs.colours))
-        return to_text(codes[int(alive[int(self.rng.integers(len(alive)))])])
+        k = self.knobs
+        codes, counts = all_codes(k), _all_counts(k.length, k.colours, k.repeats)
+        if self._alive is None:
+            self._alive = np.arange(len(codes))
+        for guess, (b, w) in self.history[self._seen :]:
+            black, white = score(codes[self._alive], np.array(guess), k.colours, counts[self._alive])
+            self._alive = self._alive[(black == b) & (white == w)]
+        self._seen = len(self.history)
+        return to_text(codes[int(self._alive[int(self.rng.integers(len(self._alive)))])])
