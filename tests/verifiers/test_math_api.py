@@ -154,3 +154,12 @@ def test_model_text_never_reaches_eval_or_sympify(monkeypatch: pytest.MonkeyPatc
 def test_unbounded_constructions_are_refused_by_the_parser(text: str) -> None:
     with pytest.raises(_mathparse.ParseError):
         _mathparse.parse_answer(text)
+
+
+def test_long_unordered_lists_compare_as_sets() -> None:
+    policy = MathPolicy(timeout_s=60)
+    gold = ", ".join(map(str, range(150)))
+    shuffled = ", ".join(map(str, reversed(range(150))))
+    assert math_equal(gold, shuffled, policy=policy).correct
+    assert not math_equal(gold, shuffled.replace("149", "150"), policy=policy).correct
+    assert not math_equal(gold, shuffled + ", 150", policy=policy).correct
