@@ -60,6 +60,28 @@ def bfs(start: Hashable, is_goal: Callable[[Any], bool], successors: Successors)
     return SearchResult(None, expanded)
 
 
+def bfs_layers(
+    start: Hashable, successors: Successors
+) -> tuple[dict[Hashable, int], dict[Hashable, tuple[Hashable, Any] | None]]:
+    """Full breadth-first search from ``start``: the distance and BFS parent of every reachable state."""
+    parents: dict[Hashable, tuple[Hashable, Any] | None] = {start: None}
+    dist = {start: 0}
+    queue = deque([start])
+    while queue:
+        state = queue.popleft()
+        for move, nxt in successors(state):
+            if nxt not in dist:
+                dist[nxt] = dist[state] + 1
+                parents[nxt] = (state, move)
+                queue.append(nxt)
+    return dist, parents
+
+
+def path_to(parents: dict[Hashable, tuple[Hashable, Any] | None], state: Hashable) -> list[Any]:
+    """The moves from the search root to ``state`` in a parents map."""
+    return _walk_back(parents, state)
+
+
 def astar(
     start: Hashable,
     is_goal: Callable[[Any], bool],
