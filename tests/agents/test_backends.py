@@ -79,3 +79,17 @@ def test_vllm_sampled_logprobs_match_trainer_scoring(tiny_path, tokenizer, vllm_
             lp = torch.log_softmax(logits / 0.7, -1).gather(-1, torch.tensor(c.token_ids)[:, None])[:, 0]
             worst = max(worst, float((lp - torch.tensor(c.logprobs)).abs().max()))
     assert worst < 1e-4, worst
+
+
+def test_data_parallel_backend_merges_in_prompt_order(tiny_path, tokenizer):
+    from palaestra.agents.backends import DataParallelBackend
+
+    chat, prompts = _prompts(tokenizer, 5)
+    hf = TransformersBackend.from_pretrained(tiny_path)
+    greedy = Sampling(max_tokens=6, temperature=0.0, stop_token_ids=chat.stop_token_ids)
+    single = hf.generate(prompts, 2, greedy)
+    split = DataParallelBackend([hf, TransformersBackend(hf.model, pad_token_id=hf.pad_token_id)])
+    merged = split.generate(prompts, 2, greedy)
+    assert [[c.token_ids for c in g] for g in merged] == [[c.token_ids for c in g] for g in single]
+    with pytest.raises(ValueError, match="at least one"):
+        DataParallelBackend([])

@@ -109,3 +109,41 @@ def test_config_that_cannot_fit_memory_fails_fast(tiny_path):
         preflight(TrainConfig(memory_limit_gb=0.01))
     with pytest.raises(ValueError, match="GiB"):
         preflight(TrainConfig(micro_batch_size=10**7))
+
+
+def test_palaestra_train_end_to_end_writes_reports(tmp_path, tiny_path, capsys):
+    """`palaestra train --preset tiny` (shrunk): JSONL metrics, PNG plots, summary, checkpoint."""
+    pytest.importorskip("matplotlib")
+    from palaestra.agents.reporting import read_jsonl
+    from palaestra.cli import main
+
+    out = tmp_path / "run"
+    argv = [
+        "train",
+        "--preset",
+        "tiny",
+        "--backend",
+        "transformers",
+        "--steps",
+        "2",
+        "--sft-steps",
+        "2",
+        "--prompts-per-step",
+        "2",
+        "--group-size",
+        "2",
+        "--eval-tasks",
+        "2",
+        "--output-dir",
+        str(out),
+    ]
+    assert main(argv) == 0
+    captured = capsys.readouterr()
+    assert "summary" in captured.out and "eval_accuracy_final" in captured.out
+    assert "rl [" in captured.err  # the progress bar
+    kinds = [r["kind"] for r in read_jsonl(out / "metrics.jsonl")]
+    assert kinds.count("step") == 2 and "sft" in kinds and "eval_sft" in kinds and kinds[-1] == "eval"
+    assert (out / "plots" / "training.png").stat().st_size > 0
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["steps"] == 2 and 0 <= summary["eval_accuracy_final"] <= 1
+    assert (out / "checkpoints" / "step_000002" / "trainer_state.json").exists()
