@@ -18,6 +18,7 @@ until the solution is unique, then drops clues that are not needed.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -80,13 +81,10 @@ def solve(
     binary: list[tuple[int, int, list[int], list[int]]] = []
     for clue in clues:
         if clue[0] in UNARY:
-            allowed = sum(1 << p for p in range(size) if holds(clue, _one(clue[1], p, entities), size))
-            domains[clue[1]] &= allowed
+            domains[clue[1]] &= _unary_mask(clue[0], tuple(clue[2:]), size)
         else:
-            a, b = clue[1], clue[2]
-            ab = [sum(1 << y for y in range(size) if _relation(clue, x, y)) for x in range(size)]
-            ba = [sum(1 << x for x in range(size) if _relation(clue, x, y)) for y in range(size)]
-            binary.append((a, b, ab, ba))
+            ab, ba = _supports(clue[0], tuple(clue[3:]), size)
+            binary.append((clue[1], clue[2], ab, ba))
     stats = Stats()
     watch: list[list[int]] = [[] for _ in range(entities)]
     for i, (a, b, _, _) in enumerate(binary):
@@ -165,15 +163,25 @@ def solve(
     return stats
 
 
-def _one(e: int, p: int, entities: int) -> list[int]:
-    pos = [0] * entities
-    pos[e] = p
-    return pos
+@functools.lru_cache(maxsize=4096)
+def _unary_mask(kind: str, params: tuple[int, ...], size: int) -> int:
+    """Positions allowed by a unary clue (tables depend on kind, parameters and size only)."""
+    return sum(1 << p for p in range(size) if holds([kind, 0, *params], [p], size))
+
+
+@functools.lru_cache(maxsize=4096)
+def _supports(kind: str, params: tuple[int, ...], size: int) -> tuple[list[int], list[int]]:
+    """For a binary clue: per position x of a, the mask of allowed b; and the converse."""
+    clue = [kind, 0, 1, *params]
+    ab = [sum(1 << y for y in range(size) if _relation(clue, x, y)) for x in range(size)]
+    ba = [sum(1 << x for x in range(size) if _relation(clue, x, y)) for y in range(size)]
+    return ab, ba
 
 
 def _group_step(members: list[int], dom: list[int], size: int) -> list[int] | None:
     """All-different over a permutation group: singletons and hidden singles. Changed entities,
     or ``None`` on a contradiction."""
+    full = (1 << size) - 1
     changed: list[int] = []
     progress = True
     while progress:
@@ -181,10 +189,11 @@ def _group_step(members: list[int], dom: list[int], size: int) -> list[int] | No
         fixed = 0
         for e in members:
             d = dom[e]
-            if d and not d & (d - 1):
+            if not d & (d - 1):
                 if fixed & d:
                     return None
                 fixed |= d
+        once = twice = 0
         for e in members:
             d = dom[e]
             if d & (d - 1) and d & fixed:
@@ -194,15 +203,21 @@ def _group_step(members: list[int], dom: list[int], size: int) -> list[int] | No
                 dom[e] = d
                 changed.append(e)
                 progress = True
-        for p in range(size):
-            bit = 1 << p
-            holders = [e for e in members if dom[e] & bit]
-            if not holders:
-                return None
-            if len(holders) == 1 and dom[holders[0]] != bit:
-                dom[holders[0]] = bit
-                changed.append(holders[0])
-                progress = True
+            twice |= once & d
+            once |= d
+        if once != full:
+            return None  # some position has nobody left
+        unique = once & ~twice  # positions only one member can take
+        if unique:
+            for e in members:
+                d = dom[e]
+                u = d & unique
+                if u and u != d:
+                    if u & (u - 1):
+                        return None  # one member would need two positions
+                    dom[e] = u
+                    changed.append(e)
+                    progress = True
     return changed
 
 
