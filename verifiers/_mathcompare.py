@@ -145,8 +145,10 @@ def equivalent(g: Any, p: Any, s: Settings) -> bool:
     gv, pv = _values(g), _values(p)
     if gv is not None and pv is not None and (_unordered(g) or _unordered(p)):
         return _unordered_equal(gv, pv, s)
-    if isinstance(g, sympy.MatrixBase) and isinstance(p, sympy.MatrixBase):
-        return g.shape == p.shape and all(scalar_equal(a, b, s) for a, b in zip(g, p, strict=True))
+    if isinstance(g, sympy.MatrixBase) or isinstance(p, sympy.MatrixBase):
+        gm, pm = _as_matrix(g), _as_matrix(p)  # None for a flat tuple: a vector, compared below
+        if gm is not None and pm is not None:
+            return gm.shape == pm.shape and all(scalar_equal(a, b, s) for a, b in zip(gm, pm, strict=True))
     gt, pt = _as_tuple(g), _as_tuple(p)
     if gt is not None and pt is not None:
         if isinstance(g, Bracket) and isinstance(p, Bracket) and len(gt) == 2:
@@ -276,6 +278,17 @@ def _is_system(node: Alts) -> bool:
     names = [i.terms[0] for i in node.items if isinstance(i, Rel) and _assigned_value(i) is not None
              and isinstance(i.terms[0], sympy.Symbol)]
     return len(names) == len(node.items) and len(set(names)) == len(names) > 1
+
+
+def _as_matrix(node: Any) -> sympy.MatrixBase | None:
+    """A matrix, or a plain-text one written as rows: ``[[1, 2], [3, 4]]``."""
+    if isinstance(node, sympy.MatrixBase):
+        return node
+    if isinstance(node, Bracket) and all(isinstance(r, Bracket) for r in node.items):
+        rows = [r.items for r in node.items]
+        if len({len(r) for r in rows}) == 1 and all(_is_scalar(x) for r in rows for x in r):
+            return sympy.ImmutableMatrix(rows)
+    return None
 
 
 def _as_tuple(node: Any) -> list[Any] | None:

@@ -145,6 +145,8 @@ _RAW: dict[str, list[tuple[str, str, bool]]] = {
         (r"\begin{pmatrix} 1 & 2 \end{pmatrix}", r"\begin{pmatrix} 1 \\ 2 \end{pmatrix}", F),
         (r"\begin{pmatrix} 1 & 2 \\ 3 & 4 \end{pmatrix}", r"\begin{pmatrix} 1 & 2 \\ 3 & 5 \end{pmatrix}", F),
         (r"\begin{pmatrix} \sqrt{4} \\ 2^{-1} \end{pmatrix}", r"\begin{pmatrix} 2 \\ \frac12 \end{pmatrix}", T),
+        (r"\begin{pmatrix} 1 & 2 \\ 3 & 4 \end{pmatrix}", "[[1, 2], [3, 4]]", T),
+        (r"\begin{pmatrix} 1 & 2 \\ 3 & 4 \end{pmatrix}", "[[1, 3], [2, 4]]", F),
     ],
     "equations": [
         ("3", "x = 3", T), ("x = 3", "3", T), ("x = 3", "x=3", T), ("3", "x = 4", F), ("x = 3", "y = 3", F),
