@@ -37,6 +37,8 @@ PROGRAMS = {
     ),
 }
 RESULTS = Path(__file__).parent / "results" / "sandbox.json"
+# A wall limit the programs never reach even on a loaded machine: we measure, not police.
+TIMEOUT_S = 120.0
 _TICK = os.sysconf("SC_CLK_TCK")
 
 
@@ -91,18 +93,18 @@ def bench_subprocess(code: str, n: int, repeats: int, flags: tuple[str, ...] = (
 def bench_run(sb: Sandbox, code: str, n: int, repeats: int) -> dict:
     def go(k: int) -> None:
         for _ in range(k):
-            _check(sb.run(code))
+            _check(sb.run(code, timeout_s=TIMEOUT_S))
 
-    sb.run_many([code] * sb.workers)  # warm every worker
+    sb.run_many([{"code": code, "timeout_s": TIMEOUT_S}] * sb.workers)  # warm every worker
     return _median([_measure(go, n, lambda: _sandbox_cpu(sb)) for _ in range(repeats)])
 
 
 def bench_run_many(sb: Sandbox, code: str, n: int, repeats: int) -> dict:
     def go(k: int) -> None:
-        for r in sb.run_many([code] * k):
+        for r in sb.run_many([{"code": code, "timeout_s": TIMEOUT_S}] * k):
             _check(r)
 
-    sb.run_many([code] * sb.workers)
+    sb.run_many([{"code": code, "timeout_s": TIMEOUT_S}] * sb.workers)
     return _median([_measure(go, n, lambda: _sandbox_cpu(sb)) for _ in range(repeats)])
 
 
@@ -161,7 +163,13 @@ def main(argv: list[str] | None = None) -> dict:
     if bubblewrap_path():
         with Sandbox(workers=1, min_level=0, backend="bubblewrap") as sb:
             row = _median(
-                [_measure(lambda k: [_check(sb.run(PROGRAMS["trivial"])) for _ in range(k)], int(40 * scale), _self_and_children_cpu)]
+                [
+                    _measure(
+                        lambda k: [_check(sb.run(PROGRAMS["trivial"], timeout_s=TIMEOUT_S)) for _ in range(k)],
+                        int(40 * scale),
+                        _self_and_children_cpu,
+                    )
+                ]
             )
         # The program runs in bwrap's pid namespace and is reaped there, so its CPU never
         # reaches our rusage: a CPU figure here would be an undercount, not a measurement.

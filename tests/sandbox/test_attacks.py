@@ -91,6 +91,7 @@ def test_no_data_leaks_between_runs_in_one_worker():
             f"import sys\ndata = sys.stdin.read()\nprint({secret!r} * 3)",
             stdin=(secret + "\n") * 500,
             files={"tests.txt": secret * 40},
+            timeout_s=60,
         )
         assert first.ok and secret in first.stdout
         raw, control = secret.encode(), ("CONTROL-" + secrets.token_hex(24)).encode()
