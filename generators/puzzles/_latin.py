@@ -120,12 +120,13 @@ def sudoku_geometry(n: int, box_rows: int, box_cols: int) -> Geometry:
 class SearchResult:
     """Solutions found (up to the limit), the first one, and the nodes the search visited."""
 
-    __slots__ = ("count", "solution", "nodes", "exhausted")
+    __slots__ = ("count", "solution", "nodes", "assignments", "exhausted")
 
     def __init__(self) -> None:
         self.count = 0
         self.solution: list[int] | None = None
         self.nodes = 0
+        self.assignments = 0  # values placed, by branching or propagation (propagating solver)
         self.exhausted = False  # the node budget ran out before the search finished
 
 
@@ -208,11 +209,20 @@ def count_solutions(
     return res
 
 
-def count_solutions_propagating(geo: Geometry, grid: list[int], limit: int = 2) -> SearchResult:
+def count_solutions_propagating(
+    geo: Geometry,
+    grid: list[int],
+    limit: int = 2,
+    *,
+    order: list[list[int]] | None = None,
+    max_nodes: int = 0,
+) -> SearchResult:
     """Count completions up to ``limit`` with naked/hidden-single propagation at every node.
 
     Much faster than :func:`count_solutions` on hard puzzles (a few branch nodes instead of
-    hundreds); used for the many uniqueness checks while digging. A node is one propagation.
+    hundreds); used for the many uniqueness checks while digging. A node is one propagation;
+    ``assignments`` counts every value placed. ``order[cell]`` optionally fixes the order in
+    which branch values are tried (random fills); ``max_nodes`` > 0 caps the search.
     """
     n, full = geo.n, geo.full
     units, peers, cu = geo.units, geo.peers, geo.cell_units
@@ -246,6 +256,7 @@ def count_solutions_propagating(geo: Geometry, grid: list[int], limit: int = 2) 
                     return False
                 cells[cell] = BIT_VALUE[bit]
                 cand[cell] = 0
+                res.assignments += 1
                 for p in peers[cell]:
                     m = cand[p]
                     if m & bit:
@@ -278,6 +289,9 @@ def count_solutions_propagating(geo: Geometry, grid: list[int], limit: int = 2) 
                 return True
 
     def rec(cells: list[int], cand: list[int], singles: list[int]) -> bool:
+        if max_nodes and res.nodes >= max_nodes:
+            res.exhausted = True
+            return True
         res.nodes += 1
         if not propagate(cells, cand, singles):
             return False
@@ -294,7 +308,11 @@ def count_solutions_propagating(geo: Geometry, grid: list[int], limit: int = 2) 
             if res.solution is None:
                 res.solution = list(cells)
             return res.count >= limit
-        for bit in bits_of(cand[best]):
+        mask = cand[best]
+        tries = (
+            bits_of(mask) if order is None else [1 << (v - 1) for v in order[best] if mask & (1 << (v - 1))]
+        )
+        for bit in tries:
             cand2 = list(cand)
             cand2[best] = bit
             if rec(list(cells), cand2, [best]):
@@ -305,24 +323,38 @@ def count_solutions_propagating(geo: Geometry, grid: list[int], limit: int = 2) 
     return res
 
 
-def random_solution(geo: Geometry, rng: np.random.Generator, seed_grid: list[int] | None = None) -> list[int]:
+def random_solution(
+    geo: Geometry,
+    rng: np.random.Generator,
+    seed_grid: list[int] | None = None,
+    *,
+    propagate: bool = False,
+    tries: int = 20,
+) -> list[int]:
     """A random complete grid (optionally completing ``seed_grid``), all randomness from ``rng``.
 
-    Every cell gets its own random value order and the cells a random tie-break order, so the
-    fill is not a relabelling of one fixed grid.
+    Every cell gets its own random value order (and, for the plain solver, the cells a random
+    tie-break order), so the fill is not a relabelling of one fixed grid. ``propagate`` fills
+    with the propagating solver (irregular regions, where plain backtracking stalls); after
+    ``tries`` searches that ran out of budget it raises ``RuntimeError``.
     """
     n = geo.n
-    for _ in range(100):
+    for _ in range(tries):
         order = rng.permuted(np.tile(np.arange(1, n + 1), (n * n, 1)), axis=1).tolist()
-        cell_order = rng.permutation(n * n).tolist()
-        res = count_solutions(
-            geo, seed_grid or [0] * (n * n), limit=1, order=order, cell_order=cell_order, max_nodes=20 * n * n
-        )
+        if propagate:
+            res = count_solutions_propagating(
+                geo, seed_grid or [0] * (n * n), 1, order=order, max_nodes=50 * n
+            )
+        else:
+            cell_order = rng.permutation(n * n).tolist()
+            res = count_solutions(
+                geo, seed_grid or [0] * (n * n), 1, order=order, cell_order=cell_order, max_nodes=20 * n * n
+            )
         if res.solution is not None and not res.exhausted:
             return res.solution
         if res.count == 0 and not res.exhausted:
             raise ValueError("the seed grid has no completion")
-    raise RuntimeError("could not fill a random grid")  # pragma: no cover - astronomically unlikely
+    raise RuntimeError("could not fill a random grid within the node budget")
 
 
 # --------------------------------------------------------------------------------------------
@@ -511,6 +543,95 @@ def _hidden_pairs(units, cand) -> bool:
 
 
 # --------------------------------------------------------------------------------------------
+# Digging puzzles out of solutions
+# --------------------------------------------------------------------------------------------
+
+
+def puzzle_tier(geo: Geometry, puzzle: list[int]) -> tuple[int, int]:
+    """(tier, logical steps): the hardest technique needed, 4 when tiers 1-3 get stuck."""
+    result = logical_solve(geo, puzzle, 3)
+    return (result.tier if result.solved else 4), result.steps
+
+
+def _stays_in_tier(geo: Geometry, puzzle: list[int], tier: int) -> bool:
+    if tier < 4:
+        return logical_solve(geo, puzzle, tier).solved
+    return count_solutions_propagating(geo, puzzle, 2).count == 1
+
+
+def _orbits(n: int, symmetric: bool, rng: np.random.Generator) -> list[tuple[int, ...]]:
+    cells = rng.permutation(n * n).tolist()
+    if not symmetric:
+        return [(c,) for c in cells]
+    seen: set[int] = set()
+    orbits = []
+    for c in cells:
+        if c not in seen:
+            mate = n * n - 1 - c
+            seen.update((c, mate))
+            orbits.append((c,) if mate == c else (c, mate))
+    return orbits
+
+
+def dig(
+    geo: Geometry,
+    solution: list[int],
+    rng: np.random.Generator,
+    *,
+    tier: int,
+    min_givens: int = 0,
+    symmetric: bool = False,
+) -> list[int]:
+    """Remove cells in random order while the puzzle stays within ``tier``.
+
+    Tiers 1-3: the logical solver limited to the tier still completes it (which proves the
+    solution unique); tier 4: the propagating exact solver still finds exactly one solution.
+
+    Cells are removed down to ``min_givens``; if the puzzle is still easier than the target
+    there, removal goes on below the floor until the target tier is reached.
+    """
+    puzzle = list(solution)
+    givens = len(puzzle)
+    pending = _orbits(geo.n, symmetric, rng)
+    skipped: list[tuple[int, ...]] = []
+    # group testing: try many orbits at once while removals are mostly accepted, halving the
+    # group on a refusal, so most cells of a 9x9 cost a fraction of a solver call each
+    size = max(1, len(pending) // 3)
+    while pending:
+        group = pending[:size]
+        cells = tuple(c for orbit in group for c in orbit)
+        if givens - len(cells) < min_givens:
+            if size > 1:
+                size //= 2
+                continue
+            skipped.append(pending.pop(0))
+            continue
+        if _try_remove(geo, puzzle, cells, tier):
+            givens -= len(cells)
+            del pending[:size]
+        elif size > 1:
+            size //= 2
+        else:
+            pending.pop(0)
+    if skipped and puzzle_tier(geo, puzzle)[0] < tier:
+        for orbit in skipped:
+            if _try_remove(geo, puzzle, orbit, tier) and puzzle_tier(geo, puzzle)[0] == tier:
+                break
+    return puzzle
+
+
+def _try_remove(geo: Geometry, puzzle: list[int], orbit: tuple[int, ...], tier: int) -> bool:
+    saved = [puzzle[c] for c in orbit]
+    for c in orbit:
+        puzzle[c] = 0
+    if _stays_in_tier(geo, puzzle, tier):
+        return True
+    for c, v in zip(orbit, saved, strict=True):
+        puzzle[c] = v
+    return False
+
+
+# --------------------------------------------------------------------------------------------
 # Reading and writing grids
 # --------------------------------------------------------------------------------------------
 
@@ -595,3 +716,113 @@ def grid_symmetries(n: int, box_rows: int, box_cols: int) -> list[list[int]]:
             perm(lambda r, c: (n - 1 - c) * n + (n - 1 - r)),
         ]
     return maps
+
+
+# --------------------------------------------------------------------------------------------
+# Irregular regions
+# --------------------------------------------------------------------------------------------
+
+
+def neighbours(n: int) -> list[tuple[int, ...]]:
+    """The orthogonal neighbours of every cell of an ``n x n`` grid."""
+    out = []
+    for r in range(n):
+        for c in range(n):
+            near = []
+            if r:
+                near.append((r - 1) * n + c)
+            if r < n - 1:
+                near.append((r + 1) * n + c)
+            if c:
+                near.append(r * n + c - 1)
+            if c < n - 1:
+                near.append(r * n + c + 1)
+            out.append(tuple(near))
+    return out
+
+
+def _connected(members: set[int], near: list[tuple[int, ...]]) -> bool:
+    start = min(members)
+    stack = [start]
+    seen = {start}
+    while stack:
+        for q in near[stack.pop()]:
+            if q in members and q not in seen:
+                seen.add(q)
+                stack.append(q)
+    return len(seen) == len(members)
+
+
+def random_regions(n: int, rng: np.random.Generator, moves: int | None = None) -> list[int]:
+    """A random partition of the grid into ``n`` connected regions of ``n`` cells each.
+
+    Starts from the rows; each move hands a boundary cell of region A to a neighbouring region
+    B and a cell of B bordering A back to A, kept only when both stay connected. Returns each
+    cell's region index (0..n-1).
+    """
+    near = neighbours(n)
+    label = [cell // n for cell in range(n * n)]
+    members = [set(range(k * n, (k + 1) * n)) for k in range(n)]
+    target = moves if moves is not None else 2 * n * n
+    done = 0
+    for _ in range(200):  # batches of pre-drawn random numbers
+        picks = rng.integers(0, n * n, size=4 * n * n).tolist()
+        dirs = rng.integers(0, 4, size=4 * n * n).tolist()
+        backs = rng.random(size=4 * n * n).tolist()
+        for a, d, u in zip(picks, dirs, backs, strict=True):
+            options = near[a]
+            ra, rb = label[a], label[options[d % len(options)]]
+            if ra == rb:
+                continue
+            back = sorted(c for c in members[rb] if any(label[q] == ra and q != a for q in near[c]))
+            if not back:
+                continue
+            c = back[int(u * len(back))]
+            members[ra].discard(a)
+            members[ra].add(c)
+            members[rb].discard(c)
+            members[rb].add(a)
+            if _connected(members[ra], near) and _connected(members[rb], near):
+                label[a], label[c] = rb, ra
+                done += 1
+                if done >= target:
+                    return label
+            else:
+                members[ra].discard(c)
+                members[ra].add(a)
+                members[rb].discard(a)
+                members[rb].add(c)
+    return label
+
+
+def regions_from_labels(label: list[int], n: int) -> tuple[tuple[int, ...], ...]:
+    return tuple(tuple(c for c in range(n * n) if label[c] == k) for k in range(n))
+
+
+def grid_mutations(answer: str, givens: list[int], n: int, rng: np.random.Generator) -> list[str]:
+    """Wrong grids: a changed free cell, two free cells of a row swapped, a given altered, and
+    wrong sizes (a row dropped, a row repeated)."""
+    solution = [int(ch) for ch in answer.replace("\n", "")]
+    free = [i for i, g in enumerate(givens) if not g] or list(range(n * n))
+    given = [i for i, g in enumerate(givens) if g] or [0]
+    grids = []
+    changed = list(solution)
+    cell = free[int(rng.integers(len(free)))]
+    changed[cell] = changed[cell] % n + 1
+    grids.append(changed)
+    row = int(rng.integers(n))
+    pair = [i for i in range(row * n, row * n + n) if not givens[i]][:2]
+    if len(pair) < 2:
+        pair = [row * n, row * n + 1]
+    swapped = list(solution)
+    swapped[pair[0]], swapped[pair[1]] = swapped[pair[1]], swapped[pair[0]]
+    grids.append(swapped)
+    altered = list(solution)
+    cell = given[int(rng.integers(len(given)))]
+    altered[cell] = altered[cell] % n + 1
+    grids.append(altered)
+    responses = [f"<answer>\n{grid_text(g, n)}\n</answer>" for g in grids]
+    rows = answer.split("\n")
+    responses.append("<answer>\n" + "\n".join(rows[:-1]) + "\n</answer>")
+    responses.append("<answer>\n" + "\n".join(rows + [rows[0]]) + "\n</answer>")
+    return responses

@@ -34,11 +34,12 @@ from palaestra.verifiers.extract import extract_answer
 from ._latin import (
     Geometry,
     count_solutions,
-    count_solutions_propagating,
+    dig,
     grid_symmetries,
     grid_text,
     logical_solve,
     parse_grid,
+    puzzle_tier,
     random_solution,
     relabel_first_seen,
     sudoku_geometry,
@@ -100,79 +101,6 @@ LEVELS = {
 # --------------------------------------------------------------------------------------------
 # Generation
 # --------------------------------------------------------------------------------------------
-
-
-def puzzle_tier(geo: Geometry, puzzle: list[int]) -> tuple[int, int]:
-    """(tier, logical steps): the hardest technique needed, 4 when tiers 1-3 get stuck."""
-    result = logical_solve(geo, puzzle, 3)
-    return (result.tier if result.solved else 4), result.steps
-
-
-def _stays_in_tier(geo: Geometry, puzzle: list[int], tier: int) -> bool:
-    if tier < 4:
-        return logical_solve(geo, puzzle, tier).solved
-    return count_solutions_propagating(geo, puzzle, 2).count == 1
-
-
-def _orbits(n: int, symmetric: bool, rng: np.random.Generator) -> list[tuple[int, ...]]:
-    cells = rng.permutation(n * n).tolist()
-    if not symmetric:
-        return [(c,) for c in cells]
-    seen: set[int] = set()
-    orbits = []
-    for c in cells:
-        if c not in seen:
-            mate = n * n - 1 - c
-            seen.update((c, mate))
-            orbits.append((c,) if mate == c else (c, mate))
-    return orbits
-
-
-def dig(geo: Geometry, solution: list[int], knobs: SudokuKnobs, rng: np.random.Generator) -> list[int]:
-    """Remove cells while the puzzle stays within the target tier (see the module docstring).
-
-    Cells are removed down to ``min_givens``; if the puzzle is still easier than the target
-    there, removal goes on below the floor until the target tier is reached.
-    """
-    puzzle = list(solution)
-    givens = len(puzzle)
-    pending = _orbits(geo.n, knobs.symmetric, rng)
-    skipped: list[tuple[int, ...]] = []
-    # group testing: try many orbits at once while removals are mostly accepted, halving the
-    # group on a refusal, so most cells of a 9x9 cost a fraction of a solver call each
-    size = max(1, len(pending) // 3)
-    while pending:
-        group = pending[:size]
-        cells = tuple(c for orbit in group for c in orbit)
-        if givens - len(cells) < knobs.min_givens:
-            if size > 1:
-                size //= 2
-                continue
-            skipped.append(pending.pop(0))
-            continue
-        if _try_remove(geo, puzzle, cells, knobs.tier):
-            givens -= len(cells)
-            del pending[:size]
-        elif size > 1:
-            size //= 2
-        else:
-            pending.pop(0)
-    if skipped and puzzle_tier(geo, puzzle)[0] < knobs.tier:
-        for orbit in skipped:
-            if _try_remove(geo, puzzle, orbit, knobs.tier) and puzzle_tier(geo, puzzle)[0] == knobs.tier:
-                break
-    return puzzle
-
-
-def _try_remove(geo: Geometry, puzzle: list[int], orbit: tuple[int, ...], tier: int) -> bool:
-    saved = [puzzle[c] for c in orbit]
-    for c in orbit:
-        puzzle[c] = 0
-    if _stays_in_tier(geo, puzzle, tier):
-        return True
-    for c, v in zip(orbit, saved, strict=True):
-        puzzle[c] = v
-    return False
 
 
 def _diagonal_seed(n: int, box_rows: int, box_cols: int, rng: np.random.Generator) -> list[int]:
@@ -246,7 +174,9 @@ class Sudoku(Family):
         geo = sudoku_geometry(n, box_rows, box_cols)
         for _ in range(MAX_ATTEMPTS):
             solution = random_solution(geo, rng, _diagonal_seed(n, box_rows, box_cols, rng))
-            puzzle = dig(geo, solution, knobs, rng)
+            puzzle = dig(
+                geo, solution, rng, tier=knobs.tier, min_givens=knobs.min_givens, symmetric=knobs.symmetric
+            )
             tier, steps = puzzle_tier(geo, puzzle)
             if tier != knobs.tier:
                 continue
