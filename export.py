@@ -45,6 +45,8 @@ Output layout (both loaders work)::
 from __future__ import annotations
 
 import argparse
+import bisect
+import functools
 import hashlib
 import importlib
 import itertools
@@ -119,7 +121,7 @@ class MixtureConfig:
     format: str = "plain"
     system_prompt: str = DEFAULT_SYSTEM_PROMPT
     shard_size: int = 10_000
-    chunk_size: int = 500
+    chunk_size: int = 1000
     shuffle: bool = True
     calibration_samples: int = 8
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False)
@@ -173,7 +175,7 @@ class MixtureConfig:
             format=fmt,
             system_prompt=str(data.get("system_prompt", DEFAULT_SYSTEM_PROMPT)),
             shard_size=_positive_int(data.get("shard_size", 10_000), "shard_size"),
-            chunk_size=_positive_int(data.get("chunk_size", 500), "chunk_size"),
+            chunk_size=_positive_int(data.get("chunk_size", 1000), "chunk_size"),
             shuffle=_bool(data.get("shuffle", True), "shuffle"),
             calibration_samples=_nonneg_int(data.get("calibration_samples", 8), "calibration_samples"),
             raw=json.loads(json.dumps(data, default=str)),
@@ -326,7 +328,8 @@ class Unit:
     cell: Cell
     count: int
     stream: tuple[int, ...]  # SeedSequence entropy words (base seed, version, cell key, occurrence)
-    chunk: int  # candidates per chunk for this unit (fixed by count and config only)
+    first: int  # candidates drawn in the first round: the count and a small margin for duplicates
+    chunk: int  # largest chunk (the config's chunk_size)
 
     def seed(self, i: int) -> int:
         """Task seed of candidate ``i``: inside this split's disjoint range."""
@@ -338,6 +341,25 @@ class Unit:
     def budget(self) -> int:
         """Most candidates drawn before the count is declared impossible."""
         return 3 * self.count + 64
+
+    def chunk_range(self, i: int) -> tuple[int, int]:
+        """The chunk ``[start, stop)`` holding candidate ``i``.
+
+        Boundaries depend on the count and the config only (never on the number of processes):
+        the first round's candidates split into near-equal chunks, later ones into fixed steps.
+        """
+        if i < self.first:
+            bounds = _even_bounds(self.first, math.ceil(self.first / self.chunk))
+            j = bisect.bisect_right(bounds, i) - 1
+            return bounds[j], bounds[j + 1]
+        step = min(self.chunk, max(16, math.ceil(self.first / 10)))
+        start = self.first + (i - self.first) // step * step
+        return start, start + step
+
+
+@functools.lru_cache(maxsize=4096)
+def _even_bounds(total: int, parts: int) -> tuple[int, ...]:
+    return tuple(total * j // parts for j in range(parts + 1))
 
 
 def plan_units(config: MixtureConfig) -> list[Unit]:
@@ -354,8 +376,8 @@ def plan_units(config: MixtureConfig) -> list[Unit]:
             digest = hashlib.sha256(key.encode()).digest()
             cell_words = [int.from_bytes(digest[i : i + 4], "little") for i in range(0, 16, 4)]
             stream = (config.seed, config.version, *cell_words, occurrences[key])
-            chunk = min(config.chunk_size, max(16, math.ceil(count * 1.05) + 4))
-            units.append(Unit(len(units), split, split_index, cell, count, stream, chunk))
+            first = count + math.ceil(count / 100) + 2
+            units.append(Unit(len(units), split, split_index, cell, count, stream, first, config.chunk_size))
     return units
 
 
@@ -433,6 +455,10 @@ def row_to_task(row: Mapping[str, Any]) -> Task:
 # --------------------------------------------------------------------------------------------
 
 
+class GenerationError(ValueError):
+    """A family's generator raised while exporting (reported as one line by the CLI)."""
+
+
 @dataclass(frozen=True)
 class ChunkJob:
     unit: Unit
@@ -461,8 +487,8 @@ def run_chunk(job: ChunkJob) -> tuple[int, int, list[str]]:
         seed = job.unit.seed(i)
         try:
             task = palaestra.make_task(cell.family, seed=seed, level=cell.level, **cell.knobs)
-        except Exception as exc:
-            raise RuntimeError(f"{cell.label()} seed {seed}: generation failed: {exc!r}") from exc
+        except Exception as exc:  # a generator bug: deterministic, so a rerun would fail the same way
+            raise GenerationError(f"{cell.label()} seed {seed}: the generator failed: {exc!r}") from exc
         rows.append(task_to_row(task, job.unit.split, job.system_prompt))
         keys.append(dedup_key(task))
     table = pa.Table.from_pylist(rows, schema=job.schema).append_column("_key", pa.array(keys, pa.string()))
@@ -759,7 +785,7 @@ def _run(
             break
         jobs, keys_of = [], {}
         for unit, start, stop in wanted:
-            path = str(work / "chunks" / f"u{unit.index:05d}-{start:09d}-{stop:09d}.arrow")
+            path = _chunk_path(work, unit, start, stop)
             if os.path.exists(path):  # written atomically by an earlier (crashed) run: reuse it
                 keys_of[(unit.index, start)] = _read_keys(path)
                 reused += 1
@@ -879,25 +905,27 @@ def _next_chunks(
     for unit in units:
         drawn = sum(len(k) for k in pools[unit.index])
         if drawn == 0:
-            target = unit.chunk * math.ceil(min(unit.budget, math.ceil(unit.count * 1.05) + 4) / unit.chunk)
+            target = unit.first
         elif unit.index in short:
             # Geometric growth keeps the number of rounds small and makes exhaustion show up fast.
-            target = drawn + max(short[unit.index] * 2, drawn)
+            target = min(drawn + max(short[unit.index] * 2, drawn), unit.budget)
         else:
             continue
-        target = min(max(target, drawn + 1), unit.budget)
         start = drawn
-        while start < target:
-            stop = (start // unit.chunk + 1) * unit.chunk
+        while start < max(target, drawn + 1):
+            start, stop = unit.chunk_range(start)
             wanted.append((unit, start, stop))
             start = stop
     return wanted
 
 
 def _chunk_of(unit: Unit, i: int, work: Path) -> tuple[str, int]:
-    start = (i // unit.chunk) * unit.chunk
-    path = work / "chunks" / f"u{unit.index:05d}-{start:09d}-{start + unit.chunk:09d}.arrow"
-    return str(path), i - start
+    start, stop = unit.chunk_range(i)
+    return _chunk_path(work, unit, start, stop), i - start
+
+
+def _chunk_path(work: Path, unit: Unit, start: int, stop: int) -> str:
+    return str(work / "chunks" / f"u{unit.index:05d}-{start:09d}-{stop:09d}.arrow")
 
 
 def _layout(

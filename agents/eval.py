@@ -439,15 +439,29 @@ def plot_accuracy_vs_level(report: EvalReport, path: str | os.PathLike[str], k: 
     import matplotlib.pyplot as plt
 
     k = report.ks[0] if k is None else k
-    fig, ax = plt.subplots(figsize=(8, 5), dpi=110)
-    for fam in report.families:
+    families = list(report.families)
+    fig, ax = plt.subplots(figsize=(8 + 0.05 * len(families), 5), dpi=110)
+    colors = plt.get_cmap("tab10" if len(families) <= 10 else "tab20").colors
+    for i, fam in enumerate(families):
         cells = sorted((lv, est[k]) for (f, lv), est in report.cells.items() if f == fam and lv is not None)
         if not cells:
             continue
-        levels = [lv for lv, _ in cells]
+        # a small horizontal offset per family keeps overlapping error bars apart
+        shift = (i - (len(families) - 1) / 2) * min(0.06, 0.5 / max(len(families), 1))
+        levels = [lv + shift for lv, _ in cells]
         values = np.array([e.value for _, e in cells])
         err = np.array([[e.value - e.low for _, e in cells], [e.high - e.value for _, e in cells]])
-        ax.errorbar(levels, values, yerr=np.clip(err, 0, None), marker="o", capsize=3, label=fam)
+        style = ("-", "--", ":")[(i // len(colors)) % 3]
+        ax.errorbar(
+            levels,
+            values,
+            yerr=np.clip(err, 0, None),
+            marker="o",
+            capsize=3,
+            label=fam,
+            color=colors[i % len(colors)],
+            linestyle=style,
+        )
     ax.set_xlabel("level")
     ax.set_ylabel(f"pass@{k}")
     ax.set_ylim(-0.02, 1.02)
@@ -550,7 +564,8 @@ def sample_responses(
         else:
             ids = tokenizer(task.prompt)["input_ids"]
         prompts.append(list(ids))
-    sampling = Sampling(max_tokens=max_tokens, temperature=temperature, seed=seed)
+    stop = () if tokenizer.eos_token_id is None else (int(tokenizer.eos_token_id),)
+    sampling = Sampling(max_tokens=max_tokens, temperature=temperature, seed=seed, stop_token_ids=stop)
     completions = backend.generate(prompts, n, sampling)
     return {
         task.id: [tokenizer.decode(c.token_ids, skip_special_tokens=True) for c in outs]

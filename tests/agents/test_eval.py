@@ -244,3 +244,13 @@ def test_eval_module_imports_no_model_stack():
         "sys.exit(1 if bad else 0)"
     )
     assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
+
+
+def test_docs_example_runs():
+    from pathlib import Path
+
+    text = (Path(__file__).parents[2] / "docs" / "eval.md").read_text()
+    blocks = [part.split("```", 1)[0] for part in text.split("```python\n")[1:]]
+    assert blocks
+    for i, code in enumerate(blocks):
+        exec(compile(code, f"docs/eval.md block {i}", "exec"), {"__name__": "__docs__"})
