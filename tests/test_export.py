@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -144,6 +147,28 @@ def test_resume_after_a_crash_loses_and_duplicates_nothing(mixture, exported, tm
     assert resumed.reused_chunks >= 5
     assert resumed.fingerprint == exported.fingerprint
     assert not work.exists()
+    assert ex.verify_dataset(out, rebuild_fraction=0).ok
+
+
+def test_sigkill_mid_export_then_resume(mixture, exported, tmp_path):
+    config = tmp_path / "mix.json"
+    config.write_text(json.dumps(mixture))
+    out, chunks = tmp_path / "killed", tmp_path / ".killed.palaestra-partial" / "chunks"
+    cmd = [sys.executable, "-m", "palaestra.cli", "export", "--config", str(config), "--out", str(out)]
+    proc = subprocess.Popen([*cmd, "--num-proc", "2", "--quiet"], start_new_session=True)
+    try:
+        deadline = time.monotonic() + 240
+        while proc.poll() is None and time.monotonic() < deadline and len(list(chunks.glob("*.arrow"))) < 3:
+            time.sleep(0.02)
+        assert proc.poll() is None, "the export finished before it could be killed"
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)  # the export, its forkserver and its workers
+        proc.wait()
+    assert not out.exists(), "a killed export must not look like a dataset"
+    resumed = ex.export(mixture, out, num_proc=2)
+    assert resumed.reused_chunks >= 3
+    assert resumed.fingerprint == exported.fingerprint
     assert ex.verify_dataset(out, rebuild_fraction=0).ok
 
 
