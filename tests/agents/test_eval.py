@@ -203,6 +203,19 @@ def test_suite_from_an_export_folder(tmp_path):
         ev.load_suite(out, split="train")
 
 
+def test_suite_from_a_mixture_config_is_exported_once(tmp_path):
+    pytest.importorskip("datasets", reason="the `datasets` extra is not installed")
+    config = tmp_path / "suite.yaml"
+    config.write_text(
+        "seed: 4\ncalibration_samples: 0\nmixture:\n  - {family: expression, level: 2, counts: {test: 4}}\n"
+    )
+    out = tmp_path / "report"
+    tasks = ev.load_suite(config, workdir=str(out))
+    assert len(tasks) == 4 and (out / "suite" / "palaestra_export.json").is_file()
+    report = ev.evaluate(config, {t.id: [_right(t)] for t in tasks}, ks=(1,), n_boot=100, out=out)
+    assert report.tasks == 4 and report.families["expression"][1].value == 1.0
+
+
 def test_bad_responses_fail_with_a_clear_message(suite, tmp_path):
     path, tasks = suite
     with pytest.raises(ValueError, match="not in the suite"):
