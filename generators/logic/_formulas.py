@@ -367,3 +367,47 @@ def search_models(constraints: Sequence[Formula], n: int, limit: int = 1) -> tup
 
     search(0)
     return models, nodes
+
+
+def structure_hash(roots: Sequence[tuple[str, Formula]], n: int, anchors: Sequence[int] = ()) -> str:
+    """A hash of formulas that ignores how the variables are named (and argument order).
+
+    The formulas become one labelled graph (variables as unlabelled nodes, connectives as
+    labelled nodes, each root tied to its label and, for ``anchors[i]``, to variable i's node);
+    its Weisfeiler-Lehman hash is invariant under renaming variables, so two tasks that differ
+    only by a relabelling hash alike (distinct structures may rarely collide, never the reverse).
+    """
+    import networkx as nx  # only needed for hashing
+
+    graph = nx.Graph()
+    for i in range(n):
+        graph.add_node(("v", i), label="var")
+    counter = [0]
+
+    def add(f: Formula) -> tuple[str, int]:
+        counter[0] += 1
+        node = ("f", counter[0])
+        op = f[0]
+        if op == "var":
+            return ("v", f[1])  # type: ignore[return-value]
+        label = f"exactly{f[1]}" if op == "exactly" else op
+        graph.add_node(node, label=label)
+        kids = children(f)
+        if op == "implies":  # the one ordered connective: mark its sides
+            for side, child in zip(("if", "then"), kids, strict=True):
+                mid = ("s", counter[0], side)
+                graph.add_node(mid, label=side)
+                graph.add_edge(node, mid)
+                graph.add_edge(mid, add(child))
+        else:
+            for child in kids:
+                graph.add_edge(node, add(child))
+        return node  # type: ignore[return-value]
+
+    for i, (label, f) in enumerate(roots):
+        root = ("r", i)
+        graph.add_node(root, label=label)
+        graph.add_edge(root, add(f))
+        if i < len(anchors):
+            graph.add_edge(root, ("v", anchors[i]))
+    return nx.weisfeiler_lehman_graph_hash(graph, node_attr="label", iterations=5, digest_size=8)

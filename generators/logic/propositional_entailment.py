@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import z3
 
-from palaestra.core import Knobs, Task, Verdict, content_hash, knob
+from palaestra.core import Knobs, Task, Verdict, knob
 from palaestra.generators.logic import _formulas as fm
 from palaestra.generators.logic._answers import format_bool_assignment, parse_bool_assignment
 from palaestra.registry import Family, SolverRun, TaskDraft, family
@@ -53,7 +53,7 @@ _ALL = "not,and,or,implies,iff,xor"
 LEVELS = {
     1: EntailmentKnobs(variables=2, premises=1, depth=1),
     2: EntailmentKnobs(variables=2, premises=2, depth=1),
-    3: EntailmentKnobs(variables=3, premises=2, depth=2, strict=True),
+    3: EntailmentKnobs(variables=3, premises=2, depth=2, connectives="not,and,or,implies,iff", strict=True),
     4: EntailmentKnobs(variables=3, premises=3, depth=2, connectives="not,and,or,implies,iff", strict=True),
     5: EntailmentKnobs(variables=4, premises=3, depth=2, connectives=_ALL, strict=True),
     6: EntailmentKnobs(variables=4, premises=4, depth=3, connectives=_ALL, strict=True),
@@ -165,11 +165,9 @@ class PropositionalEntailment(Family):
                 "entailed": entailed,
                 "proof": "z3" if entailed else "countermodel",
                 "search_nodes": nodes,
-                "canonical_hash": content_hash(
-                    {
-                        "premises": sorted((fm.canonical(p) for p in premises), key=repr),
-                        "conclusion": fm.canonical(conclusion),
-                    }
+                # invariant under renaming the variables and reordering the premises
+                "canonical_hash": fm.structure_hash(
+                    [("premise", p) for p in premises] + [("conclusion", conclusion)], n
                 ),
             },
         )
