@@ -471,17 +471,21 @@ def _expose_interpreter(scratch: str) -> None:
     namespace the private ancestor is covered with an empty tmpfs and only the prefix is
     bind-mounted back: the rest of that directory (``.ssh`` and the like) stays hidden.
     """
-    prefixes = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
-    for prefix in sorted(prefixes):
-        hidden = _private_ancestor(prefix)
-        if hidden is None or os.path.realpath(scratch).startswith(hidden + os.sep):
-            continue
-        fd = os.open(prefix, os.O_PATH)
-        try:
+    prefixes = sorted({os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)})
+    scratch = os.path.realpath(scratch)
+    plan = [(prefix, _private_ancestor(prefix)) for prefix in prefixes]
+    # A virtualenv and its base interpreter may share one private ancestor (both under /root):
+    # open every prefix first, cover each ancestor once, then bind every prefix back.
+    plan = [(p, h) for p, h in plan if h is not None and not scratch.startswith(h + os.sep)]
+    fds = {prefix: os.open(prefix, os.O_PATH) for prefix, _ in plan}
+    try:
+        for hidden in sorted({h for _, h in plan}):
             hd.mount("tmpfs", hidden, "tmpfs", hd.MS_NOSUID | hd.MS_NODEV, "mode=0755,size=64k")
+        for prefix, fd in fds.items():
             os.makedirs(prefix, mode=0o755, exist_ok=True)
             hd.mount(f"/proc/self/fd/{fd}", prefix, None, hd.MS_BIND | hd.MS_REC)
-        finally:
+    finally:
+        for fd in fds.values():
             os.close(fd)
 
 
