@@ -57,8 +57,8 @@ class SkyscrapersKnobs(Knobs):
 LEVELS = {
     1: SkyscrapersKnobs(size=4, min_clues=16),
     2: SkyscrapersKnobs(size=4, min_clues=10),
-    3: SkyscrapersKnobs(size=4, allow_easy=False),
-    4: SkyscrapersKnobs(size=5, min_clues=14, allow_easy=False),
+    3: SkyscrapersKnobs(size=5, min_clues=16, allow_easy=False),
+    4: SkyscrapersKnobs(size=5, min_clues=13, allow_easy=False),
     5: SkyscrapersKnobs(size=5, allow_easy=False),
     6: SkyscrapersKnobs(size=6, min_clues=18, allow_easy=False),
     7: SkyscrapersKnobs(size=6, max_givens=2, allow_easy=False),

@@ -76,9 +76,9 @@ def test_visible() -> None:
 
 
 def test_4x4_uniqueness_by_brute_force() -> None:
-    for level in (1, 2, 3):
+    for knobs in ({"level": 1}, {"level": 2}, {"size": 4, "allow_easy": False}):
         for seed in range(4):
-            task = palaestra.make_task("skyscrapers", seed=seed, level=level)
+            task = palaestra.make_task("skyscrapers", seed=seed, **knobs)
             n, clues, givens = K._unpack(task)
             found = _brute_force_4x4(clues, givens)
             assert len(found) == 1
@@ -155,6 +155,13 @@ def test_verifier_checks_clues_not_string_equality() -> None:
         assert IMPL.verify(task, f"<answer>{text}</answer>").correct
     verdict = IMPL.verify(task, "<answer>4321\n3214\n2143\n1432</answer>")
     assert not verdict.correct and "clue" in verdict.reason
+
+
+def test_few_duplicates_at_level_3() -> None:
+    hashes = [
+        palaestra.make_task("skyscrapers", seed=s, level=3).metadata["canonical_hash"] for s in range(150)
+    ]
+    assert len(set(hashes)) >= 149
 
 
 def test_knob_validation_and_hash() -> None:
