@@ -548,6 +548,11 @@ res = {
     "fs_outside_blocked": blocked(lambda: os.listdir("/")),
     "rlimit_as": resource.getrlimit(resource.RLIMIT_AS)[0],
 }
+try:  # a stdlib module the server has not loaded: can programs import what they need?
+    import colorsys
+    res["stdlib_readable"] = True
+except Exception:
+    res["stdlib_readable"] = False
 print(json.dumps(res))
 """
 

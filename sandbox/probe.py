@@ -68,7 +68,7 @@ class ProbeReport:
         for level, (name, what) in sorted(LAYERS.items()):
             mark = "yes" if self.layers.get(name) else "NO "
             lines.append(f"  [{mark}] {level} {name}: {what}")
-        for key in ("privdrop_mode", "landlock_abi", "arch", "kernel", "cgroups_v2", "bubblewrap", "euid"):
+        for key in ("privdrop_mode", "landlock_abi", "stdlib_readable", "arch", "kernel", "cgroups_v2", "bubblewrap", "euid"):
             lines.append(f"  {key}: {self.details.get(key)}")
         for name, hint in self.hints().items():
             lines.append(f"  missing {name}: {hint}")
@@ -155,6 +155,12 @@ def _judge(layers: dict, details: dict, server: dict, checks: dict, uid: int | N
     layers["landlock"] = abi >= 1 and checks["fs_outside_blocked"]
     layers["namespaces"] = bool(server.get("mount_ns")) and bool(server.get("net_ns"))
     details["seccomp_arch_supported"] = hd.seccomp_supported()
+    details["stdlib_readable"] = checks.get("stdlib_readable", False)
+    if not details["stdlib_readable"]:
+        details["errors"]["stdlib"] = (
+            "the sandboxed uid cannot read the interpreter's standard library (e.g. Python under a "
+            "0700 home without a mount namespace): programs can only import preloaded modules"
+        )
 
 
 def _cgroup_v2() -> str:
