@@ -12,8 +12,9 @@ typically needs 10-15 revealed cells), so the given digits are part of this fami
 redrawn.
 Effort = values the exact solver placed (propagated or branched); ``nodes`` are in the metadata.
 
-Speed (one core of a shared machine): level 5 (6x6) ~17 tasks/s, below the 50/s target: each
-revealed cell costs a fresh uniqueness proof by search (5-13 per task); 9x9 levels 0.6-1/s.
+Speed (CPU time of one core; the shared machine's wall clock runs 3-10x slower under load):
+level 1 ~600 tasks/s, level 5 (6x6) ~120/s, level 10 (9x9) ~5/s: each revealed cell costs a
+fresh uniqueness proof by search (10-15 of them on 9x9).
 """
 
 from __future__ import annotations

@@ -9,10 +9,11 @@ clues allow (numpy bit-encoded, filtered against the cell candidates: line arc c
 the search branches on the cell with fewest candidates, counting solutions up to 2. Effort = permutations the solver examined (``work``; ``nodes``
 counts its propagations, often 1: the line reasoning alone usually decides the grid).
 
-Speed (one core of a shared machine): level 5 (5x5, minimal clues) ~20 tasks/s, below the 50/s
-target because every clue removal costs a uniqueness proof (group testing halves their number);
-6x6 4-20/s; 7x7 2-3/s (lines of 5,040 permutations; random 7x7 squares usually need a few
-revealed cells even with all 28 clues, hence ``max_givens`` > 0 there).
+Speed (CPU time of one core; the shared machine's wall clock runs 3-10x slower under load):
+level 1 ~560 tasks/s, level 5 (5x5, minimal clues) ~70/s, level 10 (7x7) ~13/s: every clue
+removal costs a uniqueness proof (group testing halves their number) over lines of up to 5,040
+permutations, and random 7x7 squares usually need a few revealed cells even with all 28 clues
+(hence ``max_givens`` > 0 there).
 """
 
 from __future__ import annotations

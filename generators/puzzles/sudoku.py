@@ -15,10 +15,11 @@ from the techniques and the exact solver's search nodes, not from the hole count
 4x4 puzzles are always solvable by naked singles and 6x6 ones almost never need more than hidden
 singles, so ``validate`` allows tier 1 for 4x4, tiers 1-2 for 6x6 and tiers 1-4 for 9x9.
 
-Speed (one core of a shared machine): level 5 (9x9 tier 2, >= 28 givens) 70-170 tasks/s;
-9x9 tier 3 ~25/s; tier 4 (levels 8-10) 8, 3 and 2 tasks/s. Tier 4 inherently costs more: only
-about one random minimal puzzle in four needs search, every removal while digging it costs a
-uniqueness proof by search, and levels 9-10 also reject puzzles below a node count.
+Speed (CPU time of one core; the shared machine's wall clock runs 3-10x slower under load):
+level 1 ~1400 tasks/s, level 5 (9x9 tier 2, >= 28 givens) ~170/s, level 10 ~6/s. Tier 4 (levels
+8-10) inherently costs more: only about one random minimal puzzle in four needs search, every
+removal while digging it costs a uniqueness proof by search, and levels 9-10 also reject puzzles
+below a node count.
 """
 
 from __future__ import annotations

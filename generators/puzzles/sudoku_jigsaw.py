@@ -10,8 +10,9 @@ solver needs (1 naked singles, 2 hidden singles, 3 locked candidates across regi
 intersections and naked/hidden pairs, 4 search); locked candidates matter more here than in the
 classic game because regions meet lines in ragged ways.
 
-Speed (one core of a shared machine): level 5 (7x7 tier 2) ~60 tasks/s; 9x9 tier 3 ~10/s;
-9x9 tier 4 ~3/s (every removal while digging a tier-4 puzzle costs a uniqueness proof by search).
+Speed (CPU time of one core; the shared machine's wall clock runs 3-10x slower under load):
+level 1 ~230 tasks/s, level 5 (7x7 tier 2) ~90/s, level 10 (8x8 tier 4) ~7/s: every removal
+while digging a tier-4 puzzle costs a uniqueness proof by search.
 """
 
 from __future__ import annotations

@@ -12,10 +12,10 @@ metadata too.
 Draws whose uniqueness check needs more than ``NODE_BUDGET`` search nodes are redrawn, which
 keeps 9x9 generation bounded (so the hardest killers, decided only by deep search, are not made).
 
-Speed (one core of a shared machine): level 5 (6x6, cages of 2-4, no givens) 15-26 tasks/s,
-below the 50/s target: most draws need a revealed cell to be unique and are redrawn at this
-level, and each uniqueness proof is a search; 9x9 levels 6-8 4-15/s, levels 9-10 1-2/s (cages of
-5 leave many solutions to refute).
+Speed (CPU time of one core; the shared machine's wall clock runs 3-10x slower under load):
+level 1 ~1200 tasks/s, level 5 (6x6, cages of 2-4, no givens) ~110/s, level 10 (9x9, cages of
+2-5) ~7/s: larger cages leave many solutions to refute, and draws needing too many revealed
+cells are redrawn.
 """
 
 from __future__ import annotations
