@@ -34,6 +34,7 @@ NAMES = (
 )  # fmt: skip
 ANSWER_LINE = r"(?im)^\s*(?:final\s+)?answer\s*(?:is)?\s*[:=]\s*(.+?)\s*$"
 MAX_CLIMB = 400
+WEAK_LOOKAHEADS = 1  # the weak solver's budget of one-step lookaheads
 
 
 @dataclass(frozen=True)
@@ -62,8 +63,8 @@ LEVELS = {
     2: KnightsKnavesKnobs(people=3, depth=1, connectives="not,and,or"),
     3: KnightsKnavesKnobs(people=3, depth=2, connectives="not,and,or,iff"),
     4: KnightsKnavesKnobs(people=4, depth=2, connectives="not,and,or,iff"),
-    5: KnightsKnavesKnobs(people=4, depth=2, connectives="not,and,or,iff,exactly", max_args=3),
-    6: KnightsKnavesKnobs(people=5, depth=2, connectives="not,and,or,iff,exactly", max_args=3),
+    5: KnightsKnavesKnobs(people=5, depth=2, connectives="not,and,or,iff,exactly", max_args=3),
+    6: KnightsKnavesKnobs(people=6, depth=2, connectives="not,and,or,iff,exactly", max_args=3),
     7: KnightsKnavesKnobs(people=6, depth=3, connectives="not,and,or,iff,exactly", max_args=3),
     8: KnightsKnavesKnobs(people=7, depth=3, connectives="not,and,or,iff,exactly", max_args=3),
     9: KnightsKnavesKnobs(people=8, depth=3, connectives="not,and,or,iff,exactly", max_args=3),
@@ -284,18 +285,21 @@ def _propagate(statements: list[Any], values: list[bool | None]) -> tuple[bool, 
 
 def weak_solve(statements: list[Any], n: int) -> tuple[list[bool], int]:
     """Propagate forced values; when stuck, trust the first undecided speaker unless that
-    contradicts at once (one step of lookahead). Never backtracks further."""
+    contradicts at once (one step of lookahead, at most ``WEAK_LOOKAHEADS`` times; after that
+    it trusts blindly). Never backtracks further."""
     values: list[bool | None] = [None] * n
     _, steps = _propagate(statements, values)
+    lookaheads = WEAK_LOOKAHEADS
     while None in values:
         i = values.index(None)
         trial = list(values)
         trial[i] = True
         ok, spent = _propagate(statements, trial)
         steps += spent
-        if ok:
+        if ok or lookaheads == 0:  # out of budget: trust blindly
             values = trial
         else:
+            lookaheads -= 1
             values[i] = False
             steps += _propagate(statements, values)[1]
     return [bool(v) for v in values], steps
