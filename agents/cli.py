@@ -57,6 +57,9 @@ def config_from_args(args: argparse.Namespace) -> TrainConfig:
 
 def run_train(args: argparse.Namespace) -> int:
     config = config_from_args(args)
+    from palaestra.agents.policy import check_families
+
+    check_families(config.family_list())  # the cheapest check first, even without torch
     try:
         import torch  # noqa: F401
         import transformers  # noqa: F401

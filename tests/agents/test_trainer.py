@@ -135,6 +135,7 @@ def _read_steps(path):
     return {r["step"]: r for r in read_jsonl(path / "metrics.jsonl") if r["kind"] == "step"}
 
 
+@pytest.mark.slow
 def test_transformers_training_steps_and_exact_resume(tmp_path, tiny_path):
     """Uninterrupted run vs. run killed after its step-2 checkpoint and resumed: step 3 identical."""
     from palaestra.agents.run import run_training
