@@ -11,7 +11,7 @@ the simulation spends, number of statements, and how many of them are about the 
 
 Small candidate lists admit few puzzles up to renaming months and days, so from level 3 on the
 lists are long (18+ dates) to keep duplicates under 1%; finding a script whose every statement
-is informative is a search, so levels 5+ generate at roughly 10-40 tasks/s.
+is informative is a search: about 95 tasks/s at level 5 and 56 at level 10 (CPU time, one core).
 """
 
 from __future__ import annotations
