@@ -13,7 +13,7 @@ redrawn.
 Effort = values the exact solver placed (propagated or branched); ``nodes`` are in the metadata.
 
 Speed (CPU time of one core; the shared machine's wall clock runs 3-10x slower under load):
-level 1 ~600 tasks/s, level 5 (6x6) ~120/s, level 10 (9x9) ~5/s: each revealed cell costs a
+level 1 ~550 tasks/s, level 5 (6x6) ~90/s, level 10 (9x9) ~5/s: each revealed cell costs a
 fresh uniqueness proof by search (10-15 of them on 9x9).
 """
 
@@ -93,7 +93,8 @@ def runs_of(white: list[list[bool]]) -> list[tuple[str, int, int, list[tuple[int
 
 
 def random_pattern(h: int, w: int, density: float, rng: np.random.Generator) -> list[list[bool]] | None:
-    """White cells whose runs all have 2..9 cells and which form one connected area, or None."""
+    """White cells whose runs all have 2..9 cells, which form one connected area and leave no
+    row or column all blocks; None when the draw fails that."""
     white = (rng.random((h, w)) >= density).tolist()
     changed = True
     while changed:
@@ -110,6 +111,8 @@ def random_pattern(h: int, w: int, density: float, rng: np.random.Generator) -> 
     cells = [(r, c) for r in range(h) for c in range(w) if white[r][c]]
     if len(cells) < max(4, (h * w) // 2):
         return None
+    if not all(any(row) for row in white) or not all(any(row[c] for row in white) for c in range(w)):
+        return None  # an all-block row or column would only pad the grid
     seen, stack = {cells[0]}, [cells[0]]
     while stack:
         r, c = stack.pop()
