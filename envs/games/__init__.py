@@ -17,9 +17,17 @@ from palaestra.envs.games.base import (
     minimax_opponent,
     random_opponent,
 )
+from palaestra.envs.games.connect_four import ConnectFour
+from palaestra.envs.games.kuhn_poker import KuhnPoker
+from palaestra.envs.games.negotiation import Negotiation
+from palaestra.envs.games.nim import Nim
 from palaestra.envs.games.tic_tac_toe import TicTacToe
 
 GAMES: dict[str, type[TurnGame]] = {
+    "connect_four": ConnectFour,
+    "kuhn_poker": KuhnPoker,
+    "negotiation": Negotiation,
+    "nim": Nim,
     "tic_tac_toe": TicTacToe,
 }
 
@@ -54,6 +62,10 @@ def register_games() -> None:
 
 __all__ = [
     "GAMES",
+    "ConnectFour",
+    "KuhnPoker",
+    "Negotiation",
+    "Nim",
     "SelfPlay",
     "TicTacToe",
     "TurnGame",

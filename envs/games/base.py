@@ -36,6 +36,7 @@ class TurnGame(ABC):
 
     name: str
     possible_agents: list[str]
+    zero_sum: bool = True  # rewards of all players add up to 0 at the end
 
     def __init__(self, *, invalid_move_penalty: float = 0.1, max_invalid_moves: int = 3):
         self.invalid_move_penalty, self.max_invalid_moves = invalid_move_penalty, max_invalid_moves
@@ -81,6 +82,11 @@ class TurnGame(ABC):
     def reference_move(self) -> str:
         """The move of the scripted reference (perfect or strong) player."""
         return self.minimax_move()
+
+    def value(self, agent: str) -> float | None:
+        """Expected final reward of ``agent`` when everyone plays the reference strategy from the
+        start of this game (``None`` if unknown). Tests hold the reference player to it."""
+        return None
 
     def minimax_move(self) -> str:
         raise NotImplementedError(f"{self.name} has no minimax player")

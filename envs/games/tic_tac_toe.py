@@ -82,6 +82,9 @@ class TicTacToe(TurnGame):
             return {a: 0.0 for a in self.agents}
         return None
 
+    def value(self, agent: str) -> float | None:
+        return 0.0  # perfect play draws
+
     def describe(self, agent: str, move: str) -> str:
         return f"{MARKS[agent]} played {move}."
 

@@ -16,6 +16,17 @@ from palaestra.registry import env_id_for
 
 GAME_NAMES = sorted(GAMES)
 EPISODES = 20
+CHANCE_GAMES = {"kuhn_poker"}  # outcomes depend on the deal: compare means over many hands
+SLOW_GAMES = {"connect_four": 6}  # search-based reference player: fewer games
+
+
+def _has_value(name: str) -> bool:
+    game = make_game(name)
+    game.reset(np.random.default_rng(0), 1)
+    return game.value(game.possible_agents[0]) is not None
+
+
+VALUED_GAMES = [n for n in GAME_NAMES if _has_value(n)]
 
 
 def _play(env: VersusOpponent, seed: int, level: int, policy) -> float:
@@ -37,26 +48,58 @@ def test_registered_views_pass_the_checker(name: str) -> None:
     check_env(SelfPlay(make_game(name)), skip_render_check=True)
 
 
+def _reference_scores(
+    name: str, seat: int, level: int, episodes: int
+) -> tuple[list[float], list[float | None]]:
+    env = VersusOpponent(make_game(name), seat=seat, level=level)
+    scores, values = [], []
+    for seed in range(episodes):
+        scores.append(_play(env, seed, level, lambda e: e.game.reference_move()))
+        values.append(env.game.value(env.agent))
+    return scores, values
+
+
 @pytest.mark.parametrize("level", [1, 5, 10])
-@pytest.mark.parametrize("name", GAME_NAMES)
-def test_reference_player_never_loses(name: str, level: int) -> None:
+@pytest.mark.parametrize("name", VALUED_GAMES)
+def test_reference_player_earns_at_least_the_game_value(name: str, level: int) -> None:
+    """Against the level's opponent the reference player never does worse than perfect play
+    would guarantee it (deterministic games: every game; chance games: on average, 3 s.e.)."""
+    episodes = EPISODES * (20 if name in CHANCE_GAMES else 1)
     for seat in range(len(GAMES[name].possible_agents)):
-        env = VersusOpponent(make_game(name), seat=seat, level=level)
-        scores = [_play(env, seed, level, lambda e: e.game.reference_move()) for seed in range(EPISODES)]
-        assert min(scores) >= 0.0, f"the reference player lost from seat {seat}: {scores}"
-        if level == 1:
-            assert np.mean(scores) > 0.5, "against a random opponent the reference player should mostly win"
+        scores, values = _reference_scores(name, seat, level, episodes)
+        if name in CHANCE_GAMES:
+            margin = 3 * float(np.std(scores)) / np.sqrt(len(scores))
+            assert np.mean(scores) >= values[0] - margin, (seat, np.mean(scores))
+        else:
+            assert all(s >= v for s, v in zip(scores, values, strict=True)), (
+                f"seat {seat}: {scores} vs {values}"
+            )
 
 
 @pytest.mark.parametrize("name", GAME_NAMES)
-def test_random_player_rarely_wins_at_level_10(name: str) -> None:
-    env = VersusOpponent(make_game(name), level=10)
-    rng = np.random.default_rng(0)
-    scores = [
-        _play(env, seed, 10, lambda e: e.game.legal_moves()[int(rng.integers(len(e.game.legal_moves())))])
-        for seed in range(EPISODES)
-    ]
-    assert sum(s > 0 for s in scores) <= EPISODES // 4
+def test_reference_player_wins_on_average_against_a_random_opponent(name: str) -> None:
+    episodes = EPISODES * (200 if name in CHANCE_GAMES else 2)
+    for seat in range(len(GAMES[name].possible_agents)):
+        scores, _ = _reference_scores(name, seat, 1, episodes)
+        assert np.mean(scores) > 0, f"seat {seat}: mean {np.mean(scores)}"
+
+
+def _random_policy(seed: int):
+    rng = np.random.default_rng(seed)
+    return lambda e: e.game.legal_moves()[int(rng.integers(len(e.game.legal_moves())))]
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_random_player_does_worse_than_the_reference_at_level_10(name: str) -> None:
+    episodes = EPISODES * 100 if name in CHANCE_GAMES else SLOW_GAMES.get(name, EPISODES)
+    gaps = []
+    for seat in range(len(GAMES[name].possible_agents)):
+        env = VersusOpponent(make_game(name), seat=seat, level=10)
+        random_scores = [_play(env, seed, 10, _random_policy(seed)) for seed in range(episodes)]
+        reference, _ = _reference_scores(name, seat, 10, episodes)
+        gaps.append(np.mean(reference) - np.mean(random_scores))
+    # a seat may be lost whoever plays it against a perfect opponent, but never better for random
+    assert min(gaps) >= 0 and max(gaps) > 0, gaps
 
 
 @pytest.mark.parametrize("name", GAME_NAMES)
@@ -90,7 +133,8 @@ def test_self_play_routes_roles_and_rewards(name: str) -> None:
         if terminated or truncated:
             break
     assert set(seats) == set(GAMES[name].possible_agents)
-    assert sum(info["rewards"].values()) == pytest.approx(0.0)  # zero-sum games
+    if GAMES[name].zero_sum:
+        assert sum(info["rewards"].values()) == pytest.approx(0.0)
 
 
 @pytest.mark.parametrize("name", GAME_NAMES)
