@@ -16,13 +16,29 @@ from palaestra.registry import get
 IMPL = get("skyscrapers").impl
 
 
+def _latin_squares_4x4() -> list[tuple[tuple[int, ...], ...]]:
+    rows = list(itertools.permutations(range(1, 5)))
+    squares = []
+    for a in rows:
+        for b in rows:
+            if any(x == y for x, y in zip(a, b, strict=True)):
+                continue
+            for c in rows:
+                if any(x in (y, z) for x, y, z in zip(c, a, b, strict=True)):
+                    continue
+                d = tuple(10 - x - y - z for x, y, z in zip(a, b, c, strict=True))
+                squares.append((a, b, c, d))
+    return squares
+
+
+LATIN_4X4 = _latin_squares_4x4()
+
+
 def _brute_force_4x4(clues, givens) -> list[list[int]]:
     """Every 4x4 Latin square that meets the clues: an independent enumeration."""
+    assert len(LATIN_4X4) == 576
     found = []
-    rows = list(itertools.permutations(range(1, 5)))
-    for grid in itertools.product(rows, repeat=4):
-        if any(len({grid[r][c] for r in range(4)}) != 4 for c in range(4)):
-            continue
+    for grid in LATIN_4X4:
         flat = [v for row in grid for v in row]
         if any(g and g != v for g, v in zip(givens, flat, strict=True)):
             continue
@@ -86,7 +102,7 @@ def test_4x4_uniqueness_by_brute_force() -> None:
 
 
 def test_uniqueness_cross_checked_with_z3() -> None:
-    for level, seed in ((5, 0), (7, 1)):
+    for level, seed in ((3, 0), (5, 1)):
         task = palaestra.make_task("skyscrapers", seed=seed, level=level)
         assert _z3_count(task) == 1
 
