@@ -1,14 +1,15 @@
 """Combinatorial counting word problems with answers checked by brute-force enumeration.
 
-Seven kinds: letter arrangements (optionally no two equal letters adjacent), committees with a
-quota (optionally two people who refuse to serve together), identical balls in distinct boxes
-with bounds, binary strings with a fixed number of ones (optionally no two adjacent), lattice
-paths (optionally avoiding a point), permutations with forbidden fixed points, and onto
-functions. The reference answer comes from a formula or a DP (effort = its terms/states); the
-generator also enumerates every object by brute force and refuses to emit a task whose two
-counts disagree. Sizes stay small enough for the enumeration (at most ~60,000 objects), so
-levels 9-10 generate at ~10-30 tasks/s. The weak solver applies the textbook formula that
-ignores the extra restriction (a classic slip), so it fails on restricted questions.
+Seven kinds: lattice paths (optionally avoiding points), committees with quotas (optionally a
+feuding pair, a member who must serve, a quota of men), binary strings with a fixed number of
+ones (optionally forced zeros, no two adjacent ones), identical balls in numbered boxes (with
+per-box caps), letter arrangements (optionally no two equal letters adjacent), seatings with
+refused seats (rook placements), and distributions of distinct toys with per-child bounds.
+The reference answer comes from a formula or a DP (effort = its terms/states); the generator
+also enumerates every object by brute force and refuses to emit a task whose two counts
+disagree. Restrictions are drawn at random, which keeps duplicate tasks rare from level 3 on.
+Sizes stay small enough for the enumeration (at most 60,000 objects), so levels 8-10 generate
+at ~10-40 tasks/s. The weak solver counts by hand only small cases (<= 300 objects).
 """
 
 from __future__ import annotations
@@ -26,8 +27,9 @@ from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.generators.arithmetic._common import extract, parse_int
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 
-KINDS = ("lattice", "committee", "binary", "boxes", "arrangements", "derangements", "onto")
+KINDS = ("lattice", "committee", "binary", "boxes", "arrangements", "seating", "onto")
 MAX_OBJECTS = 60_000
+WEAK_BUDGET = 300
 
 
 @dataclass(frozen=True)
@@ -39,13 +41,13 @@ class CombinatorialCountingKnobs(Knobs):
 
 LEVELS = {
     1: CombinatorialCountingKnobs(size=1, kinds=3, restricted_share=0.0),
-    2: CombinatorialCountingKnobs(size=2, kinds=4, restricted_share=0.2),
-    3: CombinatorialCountingKnobs(size=3, kinds=5, restricted_share=0.4),
-    4: CombinatorialCountingKnobs(size=4, kinds=6, restricted_share=0.5),
-    5: CombinatorialCountingKnobs(size=5, kinds=7, restricted_share=0.6),
-    6: CombinatorialCountingKnobs(size=6, kinds=7, restricted_share=0.7),
-    7: CombinatorialCountingKnobs(size=7, kinds=7, restricted_share=0.8),
-    8: CombinatorialCountingKnobs(size=8, kinds=7, restricted_share=0.9),
+    2: CombinatorialCountingKnobs(size=2, kinds=4, restricted_share=0.5),
+    3: CombinatorialCountingKnobs(size=3, kinds=5, restricted_share=1.0),
+    4: CombinatorialCountingKnobs(size=4, kinds=6, restricted_share=1.0),
+    5: CombinatorialCountingKnobs(size=5, kinds=7, restricted_share=1.0),
+    6: CombinatorialCountingKnobs(size=6, kinds=7, restricted_share=1.0),
+    7: CombinatorialCountingKnobs(size=7, kinds=7, restricted_share=1.0),
+    8: CombinatorialCountingKnobs(size=8, kinds=7, restricted_share=1.0),
     9: CombinatorialCountingKnobs(size=9, kinds=7, restricted_share=1.0),
     10: CombinatorialCountingKnobs(size=10, kinds=7, restricted_share=1.0),
 }
@@ -72,35 +74,44 @@ def _int(rng: np.random.Generator, low: int, high: int) -> int:
 
 
 def lattice(rng: np.random.Generator, size: int, restricted: bool) -> Problem:
-    a, b = _int(rng, 2, 3 + size // 2), _int(rng, 2, 3 + size // 2)
-    total = comb(a + b, a)
+    while True:
+        a, b = _int(rng, 3, 4 + size), _int(rng, 3, 4 + size)
+        if comb(a + b, a) <= MAX_OBJECTS:
+            break
+    naive = comb(a + b, a)
     text = f"How many shortest paths along the grid lines go from (0, 0) to ({a}, {b}), each step moving one unit right or up?"
-    if not restricted:
-        return Problem("lattice", {"a": a, "b": b}, text, total, 1, total, lambda: _brute_lattice(a, b, None))
-    p, q = _int(rng, 1, a - 1), _int(rng, 1, b - 1)
-    text = text[:-1] + f" The paths must avoid the point ({p}, {q})."
-    exact = total - comb(p + q, p) * comb(a - p + b - q, a - p)
+    blocked: list[tuple[int, int]] = []
+    if restricted:
+        inner = [(x, y) for x in range(a + 1) for y in range(b + 1) if (x, y) not in ((0, 0), (a, b))]
+        picks = rng.choice(len(inner), size=min(len(inner), _int(rng, 2, 4)), replace=False)
+        blocked = sorted(inner[int(i)] for i in picks)
+        text += " The paths must avoid the point" + ("s " if len(blocked) > 1 else " ")
+        text += ", ".join(f"({x}, {y})" for x, y in blocked) + "."
+    grid = [[0] * (b + 1) for _ in range(a + 1)]
+    for x in range(a + 1):
+        for y in range(b + 1):
+            if (x, y) not in blocked:
+                grid[x][y] = 1 if x == y == 0 else (grid[x - 1][y] if x else 0) + (grid[x][y - 1] if y else 0)
+    params = {"a": a, "b": b, "blocked": [list(p) for p in blocked]}
     return Problem(
         "lattice",
-        {"a": a, "b": b, "p": p, "q": q},
+        params,
         text,
-        exact,
-        3,
-        total,
-        lambda: _brute_lattice(a, b, (p, q)),
+        grid[a][b],
+        (a + 1) * (b + 1),
+        naive,
+        lambda: _brute_lattice(a, b, set(blocked)),
     )
 
 
-def _brute_lattice(a: int, b: int, avoid: tuple[int, int] | None) -> tuple[int, int]:
+def _brute_lattice(a: int, b: int, blocked: set[tuple[int, int]]) -> tuple[int, int]:
     count = seen = 0
     for rights in combinations(range(a + b), a):
         seen += 1
-        x = y = 0
-        ok = True
-        chosen = set(rights)
+        chosen, x, y, ok = set(rights), 0, 0, True
         for step in range(a + b):
             x, y = (x + 1, y) if step in chosen else (x, y + 1)
-            if (x, y) == avoid:
+            if (x, y) in blocked:
                 ok = False
                 break
         count += ok
@@ -108,102 +119,162 @@ def _brute_lattice(a: int, b: int, avoid: tuple[int, int] | None) -> tuple[int, 
 
 
 def committee(rng: np.random.Generator, size: int, restricted: bool) -> Problem:
-    men, women = _int(rng, 3, 4 + size // 2), _int(rng, 3, 4 + size // 2)
-    k = _int(rng, 3, min(men + women - 2, 3 + size // 2))
-    j = _int(rng, 1, min(k, women) - 1) if min(k, women) > 1 else 1
-    text = (
-        f"A committee of {k} people is chosen from {men} men and {women} women. How many committees "
-        f"include at least {j} women?"
-    )
+    while True:
+        men, women = _int(rng, 3, 7 + size), _int(rng, 3, 7 + size)
+        k = _int(rng, 3, min(men + women - 2, 6 + size // 2))
+        if comb(men + women, k) <= MAX_OBJECTS:
+            break
+    j = _int(rng, 1, max(1, min(k, women) - 1))
+    conflict = must = False
+    min_men = 0
+    max_women = k
+    if restricted:
+        if k > j + 1 and rng.random() < 0.5:
+            max_women = _int(rng, j + 1, k - 1)
+        while not (conflict or must or min_men):
+            conflict, must = bool(rng.random() < 0.5), bool(rng.random() < 0.5)
+            min_men = _int(rng, 1, k - j) if rng.random() < 0.4 else 0
+    text = f"A committee of {k} people is chosen from {men} men and {women} women. How many committees include at least {j} women"
+    text += f" but at most {max_women} women" if max_women < k else ""
+    text += f" and at least {min_men} men" if min_men else ""
+    text += "?"
+    text += " Two particular men refuse to serve together." if conflict else ""
+    text += " One particular woman must be on the committee." if must else ""
 
-    def count(exclude_pair: bool) -> int:
+    def count(conflict: bool, must: bool, min_men: int, top: int) -> int:
         total = 0
-        for i in range(j, min(k, women) + 1):
-            ways_men = comb(men, k - i) - (comb(men - 2, k - i - 2) if exclude_pair and k - i >= 2 else 0)
-            total += comb(women, i) * ways_men
+        for x in range(j, min(top, women) + 1):
+            y = k - x
+            if y < min_men or y > men:
+                continue
+            ways_w = comb(women - 1, x - 1) if must else comb(women, x)
+            ways_m = comb(men, y) - (comb(men - 2, y - 2) if conflict and y >= 2 else 0)
+            total += ways_w * ways_m
         return total
 
-    naive = count(False)
-    params = {"men": men, "women": women, "k": k, "j": j, "restricted": int(restricted)}
-    if restricted:
-        text += " Two particular men refuse to serve together."
+    params = {
+        "men": men,
+        "women": women,
+        "k": k,
+        "j": j,
+        "max_women": max_women,
+        "conflict": int(conflict),
+        "must": int(must),
+        "min_men": min_men,
+    }
     return Problem(
         "committee",
         params,
         text,
-        count(restricted),
+        count(conflict, must, min_men, max_women),
         2 * (k - j + 1),
-        naive,
-        lambda: _brute_committee(men, women, k, j, restricted),
+        count(False, False, 0, k),
+        lambda: _brute_committee(men, women, k, (j, max_women), conflict, must, min_men),
     )
 
 
-def _brute_committee(men: int, women: int, k: int, j: int, restricted: bool) -> tuple[int, int]:
+def _brute_committee(
+    men: int, women: int, k: int, quota: tuple[int, int], conflict: bool, must: bool, min_men: int
+) -> tuple[int, int]:
     count = seen = 0
-    for group in combinations(range(men + women), k):  # people 0..men-1 are the men
+    # people 0..men-1 are the men (0 and 1 feud); person `men` is the woman who must serve
+    for group in combinations(range(men + women), k):
         seen += 1
-        if sum(p >= men for p in group) >= j and not (restricted and 0 in group and 1 in group):
-            count += 1
+        n_women = sum(p >= men for p in group)
+        ok = quota[0] <= n_women <= quota[1] and k - n_women >= min_men
+        ok = ok and not (conflict and 0 in group and 1 in group) and not (must and men not in group)
+        count += ok
     return count, seen
 
 
 def binary(rng: np.random.Generator, size: int, restricted: bool) -> Problem:
-    n = _int(rng, 5, 6 + size)
+    n = _int(rng, 6, min(16, 9 + size))
     t = _int(rng, 2, max(2, (n + 1) // 2))
-    text = f"How many binary strings of length {n} contain exactly {t} ones?"
     naive = comb(n, t)
-    if not restricted:
-        return Problem("binary", {"n": n, "t": t}, text, naive, 1, naive, lambda: _brute_binary(n, t, False))
-    text = text[:-1] + " and no two adjacent ones?"
-    exact = comb(n - t + 1, t)
+    zeros: list[int] = []
+    no_adjacent = False
+    if restricted:
+        no_adjacent = bool(rng.random() < 0.5)
+        zeros = sorted(int(i) + 1 for i in rng.choice(n, size=_int(rng, 2, min(5, n - t)), replace=False))
+    text = f"How many binary strings of length {n} contain exactly {t} ones"
+    text += " and no two adjacent ones" if no_adjacent else ""
+    text += "?"
+    if zeros:
+        text += f" Positions are numbered 1 to {n} from the left; the bits at positions {', '.join(map(str, zeros))} must be 0."
+    # DP over positions: (ones so far, previous bit) -> ways
+    ways = {(0, 0): 1}
+    for position in range(1, n + 1):
+        nxt: dict[tuple[int, int], int] = {}
+        for (ones, prev), w in ways.items():
+            nxt[(ones, 0)] = nxt.get((ones, 0), 0) + w
+            if position not in zeros and ones < t and not (no_adjacent and prev):
+                nxt[(ones + 1, 1)] = nxt.get((ones + 1, 1), 0) + w
+        ways = nxt
+    exact = ways.get((t, 0), 0) + ways.get((t, 1), 0)
+    params = {"n": n, "t": t, "zeros": zeros, "no_adjacent": int(no_adjacent)}
     return Problem(
-        "binary", {"n": n, "t": t, "restricted": 1}, text, exact, 1, naive, lambda: _brute_binary(n, t, True)
+        "binary",
+        params,
+        text,
+        exact,
+        n * (t + 1),
+        naive,
+        lambda: _brute_binary(n, t, set(zeros), no_adjacent),
     )
 
 
-def _brute_binary(n: int, t: int, restricted: bool) -> tuple[int, int]:
+def _brute_binary(n: int, t: int, zeros: set[int], no_adjacent: bool) -> tuple[int, int]:
     count = seen = 0
-    for ones in combinations(range(n), t):
+    for ones in combinations(range(1, n + 1), t):
         seen += 1
-        count += not (restricted and any(b - a == 1 for a, b in zip(ones, ones[1:], strict=False)))
+        ok = not zeros.intersection(ones)
+        ok = ok and not (no_adjacent and any(b - a == 1 for a, b in zip(ones, ones[1:], strict=False)))
+        count += ok
     return count, seen
 
 
 def boxes(rng: np.random.Generator, size: int, restricted: bool) -> Problem:
-    k = _int(rng, 3, 3 + size // 3)
-    n = _int(rng, k + 2, k + 4 + size)
-    low = int(rng.integers(0, 2))
-    high = _int(rng, max(low + 1, -(-n // k)), n - 1) if restricted else n
+    while True:
+        k = _int(rng, 3, 3 + size // 3)
+        n = _int(rng, k + 2, k + 6 + size)
+        if comb(n + k - 1, k - 1) <= MAX_OBJECTS:
+            break
+    low = int(rng.integers(0, 3))
+    caps = [n] * k
+    if restricted:
+        capped = rng.choice(k, size=_int(rng, 1, k), replace=False)
+        for i in capped:
+            caps[int(i)] = _int(rng, low + 1, max(low + 1, n - 1))
+    text = f"In how many ways can {n} identical balls be placed into {k} boxes numbered 1 to {k} so that every box gets at least {low} ball{'s' if low != 1 else ''}?"
+    limits = [f"box {i + 1} at most {c}" for i, c in enumerate(caps) if c < n]
+    if limits:
+        text += " Moreover " + ", ".join(limits) + "."
+    ways = [1] + [0] * n  # DP over boxes: ways[s] = fillings of the boxes so far with s balls
+    ops = 0
+    for cap in caps:
+        nxt = [0] * (n + 1)
+        for s, w in enumerate(ways):
+            if w:
+                for x in range(low, min(cap, n - s) + 1):
+                    nxt[s + x] += w
+                    ops += 1
+        ways = nxt
+    naive = comb(n - k * low + k - 1, k - 1)
+    params = {"n": n, "k": k, "low": low, "caps": caps}
+    return Problem("boxes", params, text, ways[n], ops, naive, lambda: _brute_boxes(n, low, caps))
 
-    def count(cap: int) -> tuple[int, int]:
-        total, terms = 0, 0
-        for i in range(k + 1):
-            rest = n - k * low - i * (cap - low + 1)
-            if rest < 0:
-                break
-            total += (-1) ** i * comb(k, i) * comb(rest + k - 1, k - 1)
-            terms += 1
-        return total, terms
 
-    exact, ops = count(high)
-    naive, _ = count(n)
-    text = f"In how many ways can {n} identical balls be placed into {k} distinct boxes so that every box gets at least {low} ball{'s' if low != 1 else ''}"
-    text += f" and at most {high}?" if restricted else "?"
-    params = {"n": n, "k": k, "low": low, "high": high}
-    return Problem("boxes", params, text, exact, ops, naive, lambda: _brute_boxes(n, k, low, high))
-
-
-def _brute_boxes(n: int, k: int, low: int, high: int) -> tuple[int, int]:
+def _brute_boxes(n: int, low: int, caps: list[int]) -> tuple[int, int]:
     seen = 0
 
-    def fill(boxes_left: int, remaining: int) -> int:
+    def fill(i: int, remaining: int) -> int:
         nonlocal seen
-        if boxes_left == 1:
+        if i == len(caps) - 1:
             seen += 1
-            return int(low <= remaining <= high)
-        return sum(fill(boxes_left - 1, remaining - x) for x in range(low, min(high, remaining) + 1))
+            return int(low <= remaining <= caps[i])
+        return sum(fill(i + 1, remaining - x) for x in range(low, min(caps[i], remaining) + 1))
 
-    return fill(k, n), seen
+    return fill(0, n), seen
 
 
 def arrangements(rng: np.random.Generator, size: int, restricted: bool) -> Problem:
@@ -258,54 +329,92 @@ def _brute_words(word: str, restricted: bool) -> tuple[int, int]:
     return count, len(seen_words)
 
 
-def derangements(rng: np.random.Generator, size: int, restricted: bool) -> Problem:
+def seating(rng: np.random.Generator, size: int, restricted: bool) -> Problem:
     n = _int(rng, 4, min(8, 4 + size // 2))
-    f = _int(rng, 2, n) if restricted else 0
     naive = factorial(n)
-    if not restricted:
-        text = f"In how many orders can {n} different books be placed on a shelf?"
-        return Problem("derangements", {"n": n}, text, naive, n, naive, lambda: _brute_fixed(n, 0))
-    exact = sum((-1) ** i * comb(f, i) * factorial(n - i) for i in range(f + 1))
-    text = (
-        f"{n} students hand in their homework and each gets back someone's homework to grade, every "
-        f"student exactly one. In how many ways can this happen if none of the first {f} students gets "
-        f"their own homework back?"
+    forbidden: list[tuple[int, int]] = []
+    if restricted:
+        cells = [(p, s) for p in range(1, n + 1) for s in range(1, n + 1)]
+        picks = rng.choice(len(cells), size=_int(rng, 2, 2 * n), replace=False)
+        forbidden = sorted(cells[int(i)] for i in picks)
+    text = f"{n} people P1, ..., P{n} sit down in seats 1 to {n}, one person per seat. How many seatings are possible?"
+    if forbidden:
+        refusals = {}
+        for p, s in forbidden:
+            refusals.setdefault(p, []).append(s)
+        text += (
+            " "
+            + "; ".join(
+                f"P{p} refuses seat{'s' if len(seats) > 1 else ''} {', '.join(map(str, seats))}"
+                for p, seats in refusals.items()
+            )
+            + "."
+        )
+    banned = set(forbidden)
+    ways = {0: 1}  # bitmask DP: seats taken by P1..Pi -> ways
+    ops = 0
+    for person in range(1, n + 1):
+        nxt: dict[int, int] = {}
+        for mask, w in ways.items():
+            for seat in range(1, n + 1):
+                if not mask >> (seat - 1) & 1 and (person, seat) not in banned:
+                    nxt[mask | 1 << (seat - 1)] = nxt.get(mask | 1 << (seat - 1), 0) + w
+                    ops += 1
+        ways = nxt
+    params = {"n": n, "forbidden": [list(f) for f in forbidden]}
+    return Problem(
+        "seating", params, text, ways.get((1 << n) - 1, 0), ops, naive, lambda: _brute_seating(n, banned)
     )
-    return Problem("derangements", {"n": n, "f": f}, text, exact, f + 1, naive, lambda: _brute_fixed(n, f))
 
 
-def _brute_fixed(n: int, f: int) -> tuple[int, int]:
+def _brute_seating(n: int, banned: set[tuple[int, int]]) -> tuple[int, int]:
     count = seen = 0
-    for perm in permutations(range(n)):
+    for perm in permutations(range(1, n + 1)):
         seen += 1
-        count += all(perm[i] != i for i in range(f))
+        count += all((p + 1, s) not in banned for p, s in enumerate(perm))
     return count, seen
 
 
 def onto(rng: np.random.Generator, size: int, restricted: bool) -> Problem:
-    k = _int(rng, 2, 3 + size // 5)
-    n = _int(rng, k + 1, k + 1 + size // 2)
+    k = _int(rng, 2, 4)
+    n = _int(rng, k + 1, k + 2 + size)
     while k**n > MAX_OBJECTS:
         n -= 1
     naive = k**n
-    text = f"In how many ways can {n} different toys be given to {k} children (a child may get any number of toys)?"
-    if not restricted:
-        return Problem("onto", {"n": n, "k": k}, text, naive, 1, naive, lambda: _brute_onto(n, k, False))
-    exact = sum((-1) ** i * comb(k, i) * (k - i) ** n for i in range(k + 1))
-    text = (
-        text[:-1].replace(" (a child may get any number of toys)", "")
-        + " so that every child gets at least one toy?"
-    )
-    return Problem(
-        "onto", {"n": n, "k": k, "restricted": 1}, text, exact, k + 1, naive, lambda: _brute_onto(n, k, True)
-    )
+    lows, highs = [0] * k, [n] * k
+    if restricted:
+        while lows == [0] * k and highs == [n] * k:
+            lows = [int(rng.integers(0, min(5, n + 1))) for _ in range(k)]
+            highs = [int(rng.integers(max(lo, 1), n + 1)) if rng.random() < 0.6 else n for lo in lows]
+    text = f"In how many ways can {n} different toys be shared among {k} children C1, ..., C{k} (every toy goes to exactly one child)?"
+    limits = []
+    for i, (lo, hi) in enumerate(zip(lows, highs, strict=True)):
+        parts = ([f"at least {lo}"] if lo else []) + ([f"at most {hi}"] if hi < n else [])
+        if parts:
+            limits.append(
+                f"C{i + 1} gets {' and '.join(parts)} toy{'s' if (hi if hi < n else lo) != 1 else ''}"
+            )
+    if limits:
+        text += " " + "; ".join(limits) + "."
+    ways = [1] + [0] * n  # DP over children: ways[s] = ways to hand out s chosen toys so far
+    ops = 0
+    for lo, hi in zip(lows, highs, strict=True):
+        nxt = [0] * (n + 1)
+        for s, w in enumerate(ways):
+            for c in range(lo, min(hi, n - s) + 1):
+                nxt[s + c] += w * comb(n - s, c)
+                ops += 1
+        ways = nxt
+    params = {"n": n, "k": k, "lows": lows, "highs": highs}
+    return Problem("onto", params, text, ways[n], ops, naive, lambda: _brute_onto(n, lows, highs))
 
 
-def _brute_onto(n: int, k: int, restricted: bool) -> tuple[int, int]:
+def _brute_onto(n: int, lows: list[int], highs: list[int]) -> tuple[int, int]:
     count = seen = 0
-    for assignment in product(range(k), repeat=n):
+    for assignment in product(range(len(lows)), repeat=n):
         seen += 1
-        count += not restricted or len(set(assignment)) == k
+        tally = Counter(assignment)
+        count += all(lo <= tally[i] <= hi for i, (lo, hi) in enumerate(zip(lows, highs, strict=True)))
     return count, seen
 
 
@@ -315,7 +424,7 @@ DRAWERS = {
     "binary": binary,
     "boxes": boxes,
     "arrangements": arrangements,
-    "derangements": derangements,
+    "seating": seating,
     "onto": onto,
 }
 
@@ -385,8 +494,11 @@ class CombinatorialCounting(Family):
         return SolverRun(response=f"<answer>{task.answer}</answer>", effort=effort)
 
     def solve_weak(self, task: Task) -> SolverRun:
-        # the textbook count without the extra restriction
-        return SolverRun(response=f"<answer>{task.metadata['naive_count']}</answer>", effort=1.0)
+        # lists the objects by hand: only small cases, gives up above the budget
+        seen = task.metadata["enumerated"]
+        if seen > WEAK_BUDGET:
+            return SolverRun(response=None, effort=float(WEAK_BUDGET))
+        return SolverRun(response=f"<answer>{task.answer}</answer>", effort=float(seen))
 
     def mutated_responses(self, task: Task, rng: np.random.Generator) -> list[str]:
         value = int(task.answer)

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from itertools import combinations, product
-from math import factorial
+from itertools import combinations, permutations, product
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sympy.functions.combinatorial.numbers import stirling
 
 from palaestra.core import Task
 from palaestra.registry import get, make_task, verify
@@ -33,25 +31,41 @@ def test_reference_exact_and_mutations(level: int) -> None:
 
 
 def _independent(kind: str, p: dict) -> int | None:
-    """Counts by methods other than the family's (grid DP, Stirling numbers, direct loops)."""
+    """Brute-force counts written independently of the family's code."""
     if kind == "lattice":
-        grid = [[0] * (p["b"] + 1) for _ in range(p["a"] + 1)]
-        for x in range(p["a"] + 1):
-            for y in range(p["b"] + 1):
-                if (x, y) == (p.get("p"), p.get("q")):
-                    continue
-                grid[x][y] = 1 if x == y == 0 else (grid[x - 1][y] if x else 0) + (grid[x][y - 1] if y else 0)
-        return grid[p["a"]][p["b"]]
-    if kind == "onto":
-        return int(stirling(p["n"], p["k"]) * factorial(p["k"])) if p.get("restricted") else p["k"] ** p["n"]
+        blocked = {tuple(x) for x in p["blocked"]}
+
+        def paths(x: int, y: int) -> int:
+            if (x, y) in blocked or x > p["a"] or y > p["b"]:
+                return 0
+            return 1 if (x, y) == (p["a"], p["b"]) else paths(x + 1, y) + paths(x, y + 1)
+
+        return paths(0, 0)
     if kind == "binary":
         strings = ["".join(bits) for bits in product("01", repeat=p["n"])]
-        return sum(s.count("1") == p["t"] and not (p.get("restricted") and "11" in s) for s in strings)
+        return sum(
+            s.count("1") == p["t"]
+            and not (p["no_adjacent"] and "11" in s)
+            and all(s[z - 1] == "0" for z in p["zeros"])
+            for s in strings
+        )
     if kind == "committee":
         people = ["m"] * p["men"] + ["w"] * p["women"]
+        total = 0
+        for c in combinations(range(len(people)), p["k"]):
+            women = [people[i] for i in c].count("w")
+            total += (
+                p["j"] <= women <= p["max_women"]
+                and p["k"] - women >= p["min_men"]
+                and not (p["conflict"] and {0, 1} <= set(c))
+                and not (p["must"] and p["men"] not in c)
+            )
+        return total
+    if kind == "seating":
+        banned = {tuple(x) for x in p["forbidden"]}
         return sum(
-            [people[i] for i in c].count("w") >= p["j"] and not (p["restricted"] and {0, 1} <= set(c))
-            for c in combinations(range(len(people)), p["k"])
+            all((i + 1, s) not in banned for i, s in enumerate(perm))
+            for perm in permutations(range(1, p["n"] + 1))
         )
     return None
 
@@ -65,6 +79,12 @@ def test_answers_match_independent_counts(seed: int, level: int) -> None:
         assert int(task.answer) == expected
 
 
+def test_duplicates_are_rare_from_level_three() -> None:
+    for level in (3, 5):
+        hashes = [make_task(FAMILY, seed=s, level=level).metadata["canonical_hash"] for s in range(300)]
+        assert len(set(hashes)) >= 297, level
+
+
 def test_answer_formats() -> None:
     task = make_task(FAMILY, seed=0, level=5)
     value = int(task.answer)
@@ -76,11 +96,11 @@ def test_answer_formats() -> None:
 
 def test_weak_solver_falls_and_effort_grows() -> None:
     def rates(level: int) -> tuple[float, float]:
-        tasks = [make_task(FAMILY, seed=s, level=level) for s in range(40)]
+        tasks = [make_task(FAMILY, seed=s, level=level) for s in range(30)]
         weak = np.mean([verify(t, IMPL.solve_weak(t).response or "").correct for t in tasks])
         effort = np.mean([IMPL.solve_exact(t).effort for t in tasks])
         return float(weak), float(effort)
 
     (weak1, effort1), (weak5, effort5), (weak10, effort10) = rates(1), rates(5), rates(10)
-    assert weak1 == 1.0 and weak1 >= weak5 >= weak10 and weak10 == 0.0
+    assert weak1 >= weak5 >= weak10 and weak1 - weak10 >= 0.3
     assert effort1 < effort5 < effort10
