@@ -1,0 +1,122 @@
+"""Private helpers shared by the formal families: answer parsers, clause rendering, z3 budgets.
+
+Every parser here is a small hand-written scanner over model text: nothing is evaluated, every
+number is length-capped before ``int()`` sees it, and every error is a message, never a guess.
+Every z3 call made for a verdict gets an explicit timeout and a fresh context, so a pathological
+submission costs at most that timeout.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+import z3
+
+ANSWER_LINE = r"(?im)^\s*(?:final\s+)?answer\s*(?:is)?\s*[:=]\s*(.+?)\s*$"
+VERIFY_TIMEOUT_MS = 5_000  # per z3 call made while grading one response
+MAX_NUMBER_DIGITS = 40
+Clause = list[int]
+
+_PAIR = re.compile(r"([A-Za-z_][A-Za-z_0-9]*)\s*(?:=|:|:=|is)\s*([+\-\u2212]?\s*[0-9A-Za-z_]+)")
+_JUNK = re.compile(r"[\s,;{}\[\]()\"'`]+|\band\b")
+
+
+def parse_int_token(token: str) -> int | None:
+    """A signed decimal, ``0x`` hex or ``0b`` binary integer; ``None`` if not one or too long."""
+    text = token.replace(" ", "").replace("\u2212", "-")
+    sign = -1 if text.startswith("-") else 1
+    body = text.lstrip("+-")
+    if not body or len(body) > MAX_NUMBER_DIGITS + 2:
+        return None
+    low = body.lower()
+    if re.fullmatch(r"0x[0-9a-f]+", low):
+        return sign * int(low[2:], 16)
+    if re.fullmatch(r"0b[01]+", low):
+        return sign * int(low[2:], 2)
+    if re.fullmatch(r"\d+", low) and len(low) <= MAX_NUMBER_DIGITS:
+        return sign * int(low)
+    return None
+
+
+def parse_int_assignment(text: str, names: Sequence[str]) -> tuple[dict[str, int] | None, str]:
+    """``({name: int}, "")`` from ``x1 = 3, x2 = -5`` (JSON-ish braces and quotes allowed)."""
+    lookup = {n.lower(): n for n in names}
+    text = re.sub(r"[\"'`]", " ", text)  # JSON-quoted names
+    values: dict[str, int] = {}
+    pos = 0
+    for match in _PAIR.finditer(text):
+        gap = text[pos : match.start()]
+        if _JUNK.sub("", gap):
+            return None, f"unexpected text {gap.strip()[:30]!r}"
+        pos = match.end()
+        name = lookup.get(match.group(1).lower())
+        if name is None:
+            return None, f"unknown variable {match.group(1)[:20]!r}"
+        value = parse_int_token(match.group(2))
+        if value is None:
+            return (
+                None,
+                f"{name}: {match.group(2)[:30]!r} is not an integer of at most {MAX_NUMBER_DIGITS} digits",
+            )
+        if name in values:
+            return None, f"{name} is given more than once"
+        values[name] = value
+    if _JUNK.sub("", text[pos:]):
+        return None, f"unexpected text {text[pos:].strip()[:30]!r}"
+    missing = [n for n in names if n not in values]
+    if missing:
+        return None, f"no value for {', '.join(missing[:5])}" + (" ..." if len(missing) > 5 else "")
+    return values, ""
+
+
+def parse_index_set(text: str, count: int) -> tuple[list[int] | None, str]:
+    """Distinct clause numbers 1..count from ``1, 4, 7`` / ``{C1, C4}`` / ``[1 4 7]``."""
+    tokens = [t for t in re.split(r"[\s,;{}\[\]()]+|\band\b", text) if t]
+    out: list[int] = []
+    for token in tokens:
+        body = token[1:] if token[:1] in "cC#" else token
+        if not body.isdigit() or len(body) > 9:
+            return None, f"{token[:20]!r} is not a clause number"
+        k = int(body)
+        if not 1 <= k <= count:
+            return None, f"clause {k} does not exist (1..{count})"
+        if k in out:
+            return None, f"clause {k} is listed twice"
+        out.append(k)
+    if not out:
+        return None, "no clause numbers"
+    return out, ""
+
+
+def render_literal(lit: int) -> str:
+    return ("" if lit > 0 else "¬") + f"x{abs(lit)}"
+
+
+def render_clause(clause: Sequence[int]) -> str:
+    return " ∨ ".join(render_literal(lit) for lit in clause) if clause else "⊥"
+
+
+def z3_clauses_status(clauses: Sequence[Sequence[int]], timeout_ms: int) -> tuple[str, list[bool] | None]:
+    """``("sat", model) | ("unsat", None) | ("unknown", None)`` for a clause set, in a fresh context."""
+    ctx = z3.Context()
+    solver = z3.Solver(ctx=ctx)
+    solver.set("timeout", int(timeout_ms))
+    n = max((abs(lit) for c in clauses for lit in c), default=0)
+    xs = [z3.Bool(f"x{i}", ctx) for i in range(1, n + 1)]
+    for c in clauses:
+        solver.add(z3.Or([xs[abs(lit) - 1] if lit > 0 else z3.Not(xs[abs(lit) - 1]) for lit in c], ctx))
+    result = solver.check()
+    if result == z3.sat:
+        model = solver.model()
+        return "sat", [z3.is_true(model.eval(x, model_completion=True)) for x in xs]
+    return ("unsat", None) if result == z3.unsat else ("unknown", None)
+
+
+def z3_effort(solver: z3.Solver | z3.Optimize) -> float:
+    """z3's deterministic resource counter ("rlimit count") in thousands: machine-independent."""
+    stats = solver.statistics()
+    try:
+        return float(stats.get_key_value("rlimit count")) / 1000.0
+    except z3.Z3Exception:
+        return 0.0
