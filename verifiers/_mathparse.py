@@ -359,7 +359,8 @@ class _Parser:
         return Alts(tuple(items), joiner)
 
     def parse_relation(self) -> Any:
-        terms = [self.parse_setexpr()]
+        head = self.function_head()
+        terms = [head if head is not None else self.parse_setexpr()]
         ops: list[str] = []
         while True:
             tok = self.peek()
@@ -372,6 +373,28 @@ class _Parser:
             else:
                 break
         return Rel(tuple(ops), tuple(terms)) if ops else terms[0]
+
+    def function_head(self) -> sympy.Symbol | None:
+        """``f(x) =`` / ``f^{-1}(x) =`` / ``g(a, b) =``: a function being defined, read as one
+        name so that ``f(x) = 2x + 3`` assigns ``2x + 3`` (elsewhere ``f(x)`` is f times x)."""
+        toks, i = self.toks + [("eof", "")] * 8, self.i  # padded: lookahead never runs off the end
+        if not (toks[i][0] == "word" and len(toks[i][1]) == 1):
+            return None
+        name, j = toks[i][1], i + 1
+        if toks[j:j + 5] == [("op", "^"), ("op", "{"), ("op", "-"), ("num", "1"), ("op", "}")]:
+            name, j = name + "^{-1}", j + 5
+        if toks[j] != ("op", "("):
+            return None
+        args, j = [], j + 1
+        while toks[j][0] == "word" and len(toks[j][1]) == 1 and j + 3 < len(toks):
+            args.append(toks[j][1])
+            if toks[j + 1] != ("op", ","):
+                break
+            j += 2
+        if not args or toks[j + 1] != ("op", ")") or toks[j + 2] != ("op", "="):
+            return None
+        self.i = j + 2
+        return sympy.Symbol(f"{name}({','.join(args)})")
 
     def parse_setexpr(self) -> Any:
         items = [self.parse_expr()]
@@ -907,7 +930,7 @@ def parse_answer(text: str, options: Options | None = None) -> Any:
         return _Parser(tokenize(cleaned), options).parse()
     except RecursionError:
         raise ParseError("answer nested too deeply") from None
-    except (TypeError, ValueError, ArithmeticError, AttributeError) as exc:
+    except (TypeError, ValueError, ArithmeticError, AttributeError, IndexError, KeyError) as exc:
         if isinstance(exc, ParseError):
             raise
         raise ParseError(f"cannot build the expression: {type(exc).__name__}") from None

@@ -116,8 +116,10 @@ class WorkerPool:
     def __init__(self, max_workers: int | None = None) -> None:
         self.max_workers = max_workers or max(4, os.cpu_count() or 1)
         self._lock = threading.Lock()
+        self._ready = threading.Condition(self._lock)
         self._slots = threading.BoundedSemaphore(self.max_workers)
         self._idle: list[_Worker] = []
+        self._starting = 0  # replacements being started in the background
         self._pid = os.getpid()
         atexit.register(self.close)
         # a fork may happen while another thread holds the lock: the child starts afresh
@@ -125,8 +127,9 @@ class WorkerPool:
 
     def _reset_after_fork(self) -> None:
         self._lock = threading.Lock()
+        self._ready = threading.Condition(self._lock)
         self._slots = threading.BoundedSemaphore(self.max_workers)
-        self._idle, self._pid = [], os.getpid()
+        self._idle, self._starting, self._pid = [], 0, os.getpid()
 
     def call(self, request: dict[str, Any], timeout_s: float) -> Any:
         """Run ``request`` in a worker; raises WorkerTimeout or WorkerCrashed."""
@@ -151,27 +154,40 @@ class WorkerPool:
         """Start a replacement now so the next caller does not pay the start-up."""
 
         def start() -> None:
+            worker = None
             try:
-                self._give_back(_Worker())
+                worker = _Worker()
             except WorkerCrashed:
                 pass  # the next call starts one itself and reports the failure
+            finally:
+                with self._ready:
+                    self._starting -= 1
+                    self._ready.notify_all()
+            if worker is not None:
+                self._give_back(worker)
 
+        with self._lock:
+            self._starting += 1
         threading.Thread(target=start, name="palaestra-verifier-respawn", daemon=True).start()
 
     def _borrow(self) -> _Worker:
-        with self._lock:
-            if os.getpid() != self._pid:  # forked: the parent's workers are not ours
-                self._idle, self._pid = [], os.getpid()
-            while self._idle:
-                worker = self._idle.pop()
-                if worker.alive():
-                    return worker
+        with self._ready:
+            while True:
+                while self._idle:
+                    worker = self._idle.pop()
+                    if worker.alive():
+                        return worker
+                if self._starting == 0:
+                    break
+                # a replacement is already starting: wait for it rather than start another
+                self._ready.wait(timeout=STARTUP_TIMEOUT_S)
         return _Worker()
 
     def _give_back(self, worker: _Worker) -> None:
-        with self._lock:
-            if os.getpid() == self._pid and len(self._idle) < self.max_workers:
+        with self._ready:
+            if len(self._idle) < self.max_workers:
                 self._idle.append(worker)
+                self._ready.notify()
                 return
         worker.kill()
 

@@ -22,6 +22,7 @@ def _eq(gold: str, pred: str):
 
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FEWER = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # ------------------------------------------------------------------------------------------
 # Random exact expressions and their renderings
@@ -114,7 +115,7 @@ x = sympy.Symbol("x")
 LE = r"\le"
 
 
-@SETTINGS
+@FEWER
 @given(st.lists(st.integers(-6, 6), min_size=1, max_size=4), st.integers(1, 3), st.integers(-3, 3))
 def test_factored_and_expanded_polynomials(roots: list[int], lead: int, bump: int) -> None:
     factored = lead * sympy.Mul(*[(x - r) for r in roots], evaluate=False)
@@ -125,7 +126,7 @@ def test_factored_and_expanded_polynomials(roots: list[int], lead: int, bump: in
     assert not _eq(sympy.latex(factored), sympy.latex(expanded + bump * x)).correct
 
 
-@SETTINGS
+@FEWER
 @given(st.integers(-20, 20), st.integers(1, 20), st.booleans(), st.booleans())
 def test_interval_and_inequality_forms(a: int, width: int, left_open: bool, right_open: bool) -> None:
     b = a + width
@@ -207,3 +208,17 @@ def test_random_token_soup_never_crashes(text: str) -> None:
     assert verdict.error is None, (text, verdict)
     verdict = _eq(text, "12")
     assert verdict.error is None, (text, verdict)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_PIECES | st.sampled_from(["f", "(", "x", ",", ")", "=", "^", "{-1}", r"\begin{pmatrix}", "&", r"\\",
+                                           r"\end{pmatrix}", r"\left(", r"\right)", r"\in", "U", r"\pm"]),
+                max_size=20).map("".join))
+def test_the_parser_only_ever_raises_parse_error(text: str) -> None:
+    # in-process and cheap, so many more examples than through the worker
+    from palaestra.verifiers._mathparse import ParseError, parse_answer
+
+    try:
+        parse_answer(text)
+    except ParseError:
+        pass
