@@ -130,6 +130,8 @@ def _draw_statement(
     """A statement true exactly when the planted speaker is a knight, that says something."""
     for _ in range(500):
         statement = _draw_formula(knobs, rng, speaker, knobs.depth, top=True)
+        if knobs.depth >= 2 and fm.as_literal(statement) is not None:
+            continue  # nesting was asked for: a bare "X is a knight" is too plain
         values = fm.informative(statement, table)
         if values is None:
             continue
