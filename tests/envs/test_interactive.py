@@ -64,7 +64,7 @@ def test_invalid_actions_explain_cost_and_never_raise(family: str) -> None:
     env = InteractiveEnv(family, invalid_action_penalty=0.5, max_response_chars=1000)
     opening, _ = env.reset(seed=0, options={"level": 5})
     assert "costs 0.5" in opening
-    for action in ["", "x" * 2000, "\x00\udcff\u202e", '{"tool": 1}', "<answer></answer>"]:
+    for action in ["", "x" * 2000, "\x00\udcff\u202e", '{"tool": "x"}', "<answer></answer>"]:
         _, reward, terminated, truncated, info = env.step(action)
         assert info.get("invalid") and reward == -0.5 and not terminated
         if truncated:
