@@ -58,7 +58,7 @@ LEVELS = {
     7: CountdownKnobs(count=6, big=2, target_digits=3, min_numbers=5, unreachable_share=0.3),
     8: CountdownKnobs(count=6, big=2, target_digits=3, min_numbers=6, unreachable_share=0.3),
     9: CountdownKnobs(count=6, big=2, target_digits=4, min_numbers=5, unreachable_share=0.4),
-    10: CountdownKnobs(count=6, big=1, target_digits=4, min_numbers=6, unreachable_share=0.4),
+    10: CountdownKnobs(count=6, big=2, target_digits=4, min_numbers=6, unreachable_share=0.5),
 }
 
 

@@ -22,6 +22,7 @@ from palaestra.generators.arithmetic._common import extract, parse_int
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.numbers import parse_rational
 
+WEAK_WIDTH = 16  # the weak solver converts patterns of at most 16 bits by hand
 PRECISIONS = {"half": (5, 10), "single": (8, 23), "double": (11, 52)}  # exponent bits, fraction bits
 _SCIENTIFIC = re.compile(r"^([+\-]?)(\d+(?:\.\d*)?|\.\d+)[eE]([+\-]?\d{1,4})$")
 _POWER = re.compile(
@@ -217,17 +218,15 @@ def _draw_float(knobs: NumberFormatsKnobs, rng: np.random.Generator, encode: boo
     ebits, mbits = PRECISIONS[knobs.precision]
     bias = 2 ** (ebits - 1) - 1
     sign = -1 if rng.random() < 0.4 else 1
-    if knobs.specials and rng.random() < 0.3:
-        choice = int(rng.integers(4))
-        if choice == 0:  # a subnormal
+    if knobs.specials and rng.random() < 0.25:
+        choice = rng.random()
+        if choice < 0.02:  # zeros: only four such tasks exist, so they stay rare
+            return Fraction(0), sign < 0
+        if choice < 0.6:  # a subnormal
             mant = int(rng.integers(1, 2 ** min(mbits, 12)))
             return sign * mant * Fraction(2) ** (1 - bias - mbits), False
-        if choice == 1:
-            return Fraction(0), sign < 0
-        if choice == 2 and not encode:
-            return Fraction(sign * 2) ** (2**ebits), False  # beyond range: infinity when decoded
-        big = Fraction(2) ** (bias + 1) * sign  # overflows to infinity (encode) / inf pattern
-        return big, False
+        # beyond the largest finite value: encodes to infinity
+        return sign * Fraction(int(rng.integers(2, 10**4))) * Fraction(2) ** (bias + 1), False
     if encode and knobs.inexact and rng.random() < 0.7:
         # a short decimal that binary cannot hold exactly
         while True:
@@ -235,7 +234,8 @@ def _draw_float(knobs: NumberFormatsKnobs, rng: np.random.Generator, encode: boo
             value = Fraction(int(rng.integers(1, 10 ** (places + 2))), 10**places)
             if value.denominator % 5 == 0:
                 return sign * value, False
-    significant = int(rng.integers(2, min(mbits, 12) + 1))
+    top = min(mbits + 1, 12)
+    significant = int(rng.integers(top - 4, top + 1))  # enough bits that tasks rarely repeat
     mant = int(rng.integers(2 ** (significant - 1), 2**significant)) | 1
     low, high = -min(bias - 1, 20), min(bias, 20)
     exponent = int(rng.integers(low, high + 1)) - (significant - 1)
@@ -251,6 +251,11 @@ def draw(knobs: NumberFormatsKnobs, rng: np.random.Generator) -> dict:
         return {"kind": kind, "direction": direction, "width": knobs.width, "value": str(value), "bits": bits}
     x, negative_zero = _draw_float(knobs, rng, direction == "encode")
     bits = float_encode(x, knobs.precision, negative_zero)
+    ebits, mbits = PRECISIONS[knobs.precision]
+    if direction == "decode" and bits[1 : 1 + ebits] == "1" * ebits and rng.random() < 0.95:
+        # an all-ones exponent to decode: mostly NaNs with a random payload (only two infinities exist)
+        payload = int(rng.integers(1, 2 ** min(mbits, 62)))
+        bits = bits[: 1 + ebits] + format(payload, f"0{mbits}b")
     if direction == "encode":
         shown = (
             "-0"
@@ -333,7 +338,9 @@ class NumberFormats(Family):
         task = draw(knobs, rng)
         answer = task["bits"] if task["direction"] == "encode" else task["value"]
         metadata = {**task, "bit_operations": _effort(task)}
-        metadata["canonical_hash"] = content_hash([task[k] for k in ("kind", "direction", "width", "bits")])
+        metadata["canonical_hash"] = content_hash(
+            [task[k] for k in ("kind", "direction", "width", "value", "bits")]
+        )
         return TaskDraft(prompt=_prompt(task), answer=answer, metadata=metadata)
 
     def verify(self, task: Task, response: str) -> Verdict:
@@ -387,19 +394,14 @@ class NumberFormats(Family):
         return SolverRun(response=f"<answer>{answer}</answer>", effort=float(meta["bit_operations"]))
 
     def solve_weak(self, task: Task) -> SolverRun:
-        # by hand: small integers, and exact floats of few significant bits; gives up otherwise
+        # by hand: patterns of at most 16 bits, no rounding, no special values
         meta = task.metadata
-        small_int = meta["kind"] == "int" and meta["width"] <= 16
-        value = parse_value(meta["value"]) if meta["kind"] == "float" else None
-        easy_float = (
-            isinstance(value, Fraction)
-            and value.denominator % 5 != 0  # a dyadic value: no rounding needed
-            and meta["bit_operations"] <= 30
-            and "^" not in meta["value"]
-        )
-        if small_int or easy_float:
-            return self.solve_exact(task)
-        return SolverRun(response=None, effort=1.0)
+        value = parse_value(meta["value"])
+        needs_rounding = isinstance(value, Fraction) and value.denominator % 5 == 0
+        special = meta["kind"] == "float" and not (isinstance(value, Fraction) and value)
+        if meta["width"] > WEAK_WIDTH or needs_rounding or special:
+            return SolverRun(response=None, effort=1.0)
+        return self.solve_exact(task)
 
     def mutated_responses(self, task: Task, rng: np.random.Generator) -> list[str]:
         meta = task.metadata
