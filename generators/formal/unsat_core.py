@@ -1,0 +1,253 @@
+"""Minimal unsatisfiable core: pick clauses of an unsatisfiable CNF that are unsatisfiable
+together and become satisfiable when any one of them is dropped (a MUS).
+
+Formulas are uniform random k-CNF above the satisfiability threshold, kept when z3 proves
+them unsatisfiable and their MUS is a proper subset (so "all clauses" is never an answer).
+Any MUS counts: the verifier asks z3 (one solver, clause selectors as assumptions, a timeout on
+every check) that the chosen set is unsatisfiable and that each set obtained by dropping one
+chosen clause is satisfiable; a z3 timeout is a ``Verdict`` with ``error`` set. The exact
+solver is deletion-based MUS extraction with core refinement (effort: z3's deterministic
+resource count); the weak solver takes z3's first core and deletes clauses in order under a budget of a
+few checks.
+Level 5 generates at ~40 tasks/s on a loaded core (one unsat proof plus a MUS extraction).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import z3
+
+from palaestra.core import Knobs, Task, Verdict, content_hash, knob
+from palaestra.generators.formal._common import (
+    ANSWER_LINE,
+    VERIFY_TIMEOUT_MS,
+    Clause,
+    parse_index_set,
+    render_clause,
+    z3_effort,
+)
+from palaestra.registry import Family, SolverRun, TaskDraft, family
+from palaestra.verifiers.extract import extract_answer
+
+
+@dataclass(frozen=True)
+class CoreKnobs(Knobs):
+    variables: int = knob(3, low=2, high=30, help="number of Boolean variables x1..xn")
+    clause_width: int = knob(2, low=2, high=4, help="literals per clause")
+    clauses: int = knob(8, low=4, high=150, help="number of clauses (above the threshold: mostly unsat)")
+    weak_budget: int = knob(4, low=1, high=100, help="satisfiability checks the weak solver may spend")
+
+    def validate(self) -> None:
+        if self.clause_width > self.variables:
+            raise ValueError("clause_width cannot exceed the number of variables")
+
+
+LEVELS = {
+    1: CoreKnobs(variables=3, clause_width=2, clauses=7),
+    2: CoreKnobs(variables=3, clause_width=2, clauses=9),
+    3: CoreKnobs(variables=4, clause_width=2, clauses=13),
+    4: CoreKnobs(variables=4, clause_width=3, clauses=22),
+    5: CoreKnobs(variables=5, clause_width=3, clauses=28),
+    6: CoreKnobs(variables=6, clause_width=3, clauses=34),
+    7: CoreKnobs(variables=7, clause_width=3, clauses=40),
+    8: CoreKnobs(variables=8, clause_width=3, clauses=46),
+    9: CoreKnobs(variables=9, clause_width=3, clauses=52),
+    10: CoreKnobs(variables=10, clause_width=3, clauses=58),
+}
+
+
+class CoreChecker:
+    """One z3 solver over the clauses with a selector per clause; checks under assumptions."""
+
+    def __init__(self, clauses: Sequence[Clause], timeout_ms: int = VERIFY_TIMEOUT_MS) -> None:
+        self.ctx = z3.Context()
+        self.solver = z3.Solver(ctx=self.ctx)
+        self.solver.set("timeout", int(timeout_ms))
+        n = max(abs(lit) for c in clauses for lit in c)
+        xs = [z3.Bool(f"x{i}", self.ctx) for i in range(1, n + 1)]
+        self.selectors = [z3.Bool(f"s{k}", self.ctx) for k in range(len(clauses))]
+        for sel, c in zip(self.selectors, clauses, strict=True):
+            lits = [xs[abs(lit) - 1] if lit > 0 else z3.Not(xs[abs(lit) - 1]) for lit in c]
+            self.solver.add(z3.Implies(sel, z3.Or(lits)))
+        self.index = {str(s): k for k, s in enumerate(self.selectors)}
+
+    def status(self, chosen: Sequence[int]) -> str:
+        """ "sat", "unsat" or "unknown" for the clauses with 0-based indices ``chosen``."""
+        result = self.solver.check([self.selectors[k] for k in chosen])
+        return "sat" if result == z3.sat else "unsat" if result == z3.unsat else "unknown"
+
+    def core(self) -> list[int]:
+        return sorted(self.index[str(s)] for s in self.solver.unsat_core())
+
+    @property
+    def effort(self) -> float:
+        return z3_effort(self.solver)
+
+
+def extract_mus(clauses: Sequence[Clause]) -> tuple[list[int] | None, float]:
+    """Deletion-based MUS (0-based indices) with core refinement; None if satisfiable."""
+    checker = CoreChecker(clauses, timeout_ms=60_000)
+    if checker.status(range(len(clauses))) != "unsat":
+        return None, checker.effort
+    current = checker.core()
+    k = 0
+    while k < len(current):
+        trial = current[:k] + current[k + 1 :]
+        status = checker.status(trial)
+        if status == "unsat":
+            current = checker.core()  # the refined core drops the clause and maybe more
+            current = [c for c in current if c in trial]
+        elif status == "sat":
+            k += 1
+        else:
+            raise RuntimeError("z3 gave up while extracting a MUS")
+    return current, checker.effort
+
+
+def weak_mus(clauses: Sequence[Clause], budget: int) -> tuple[list[int], int]:
+    """z3's first unsat core, then plain deletion without core refinement; gives up when the
+    budget of checks runs out it answers the set it has, minimal or not."""
+    checker = CoreChecker(clauses)
+    checker.status(range(len(clauses)))
+    current = checker.core()
+    checks = 1
+    k = 0
+    while k < len(current):
+        if checks >= budget:
+            return current, checks  # answers unconfirmed: may not be minimal
+        trial = current[:k] + current[k + 1 :]
+        checks += 1
+        if checker.status(trial) == "unsat":
+            current = trial
+        else:
+            k += 1
+    return current, checks
+
+
+def _draw_clause(knobs: CoreKnobs, rng: np.random.Generator) -> Clause:
+    chosen = rng.permutation(knobs.variables)[: knobs.clause_width]
+    signs = rng.random(knobs.clause_width) < 0.5
+    return sorted(((int(v) + 1) * (1 if s else -1) for v, s in zip(chosen, signs, strict=True)), key=abs)
+
+
+def draw_formula(knobs: CoreKnobs, rng: np.random.Generator) -> tuple[list[Clause], list[int], float]:
+    limit = 2**knobs.clause_width * _binom(knobs.variables, knobs.clause_width)
+    if knobs.clauses > limit:
+        raise ValueError(f"only {limit} distinct clauses exist for these knobs")
+    for _ in range(500):
+        seen: set[tuple[int, ...]] = set()
+        clauses: list[Clause] = []
+        while len(clauses) < knobs.clauses:
+            clause = _draw_clause(knobs, rng)
+            if tuple(clause) not in seen:
+                seen.add(tuple(clause))
+                clauses.append(clause)
+        mus, effort = extract_mus(clauses)
+        if mus is not None and len(mus) < len(clauses):
+            return clauses, mus, effort
+    raise RuntimeError(f"could not draw an unsatisfiable formula with a proper MUS for {knobs}")
+
+
+def _binom(n: int, k: int) -> int:
+    out = 1
+    for i in range(k):
+        out = out * (n - i) // (i + 1)
+    return out
+
+
+PROMPT = """This formula in conjunctive normal form over x1..x{n} is unsatisfiable ("∨" is or, \
+"¬" is not; the formula is the "and" of all {m} numbered clauses):
+
+{clauses}
+
+Find a minimal unsatisfiable core: a set of these clauses that is unsatisfiable on its own, \
+such that removing any single clause from the set makes it satisfiable. Several minimal cores \
+may exist; any one is accepted. Answer with the clause numbers, for example \
+<answer>1, 4, 7, 9</answer>."""
+
+
+def _fmt(indices: Sequence[int]) -> str:
+    return ", ".join(str(k + 1) for k in sorted(indices))
+
+
+@family(
+    "unsat_core",
+    domain="formal",
+    knobs=CoreKnobs,
+    levels=LEVELS,
+    description="Find a minimal unsatisfiable core (MUS) of a random unsatisfiable CNF; any MUS counts.",
+    verifier_kind="z3 check: unsat, and sat after dropping any one clause",
+)
+class UnsatCore(Family):
+    def generate(self, knobs: CoreKnobs, rng: np.random.Generator) -> TaskDraft:
+        clauses, mus, effort = draw_formula(knobs, rng)
+        lines = "\n".join(f"{i}. {render_clause(c)}" for i, c in enumerate(clauses, start=1))
+        return TaskDraft(
+            prompt=PROMPT.format(n=knobs.variables, m=len(clauses), clauses=lines),
+            answer=_fmt(mus),
+            metadata={
+                "variables": knobs.variables,
+                "clauses": clauses,
+                "mus_size": len(mus),
+                "z3_effort": effort,
+                "weak_budget": knobs.weak_budget,
+                "canonical_hash": content_hash(sorted(clauses)),
+            },
+        )
+
+    def verify(self, task: Task, response: str) -> Verdict:
+        extraction = extract_answer(response, pattern=ANSWER_LINE, allow_bare=True)
+        if not extraction.ok or extraction.text is None:
+            return Verdict.bad_format(extraction.error or "no answer")
+        clauses = task.metadata["clauses"]
+        chosen, why = parse_index_set(extraction.text, len(clauses))
+        if chosen is None:
+            return Verdict.bad_format(why)
+        return check_mus(clauses, [k - 1 for k in chosen])
+
+    def solve_exact(self, task: Task) -> SolverRun:
+        mus, effort = extract_mus(task.metadata["clauses"])
+        if mus is None:
+            raise RuntimeError("the formula is satisfiable")
+        return SolverRun(f"<answer>{_fmt(mus)}</answer>", effort)
+
+    def solve_weak(self, task: Task) -> SolverRun:
+        mus, checks = weak_mus(task.metadata["clauses"], int(task.metadata["weak_budget"]))
+        return SolverRun(f"<answer>{_fmt(mus)}</answer>", float(checks))
+
+    def mutated_responses(self, task: Task, rng: np.random.Generator) -> list[str]:
+        m = len(task.metadata["clauses"])
+        mus = [int(t) - 1 for t in task.answer.split(", ")]
+        outside = [k for k in range(m) if k not in mus]
+        drop = int(rng.integers(len(mus)))
+        extra = outside[int(rng.integers(len(outside)))]
+        out = [
+            f"<answer>{_fmt(range(m))}</answer>",  # unsat but not minimal
+            f"<answer>{_fmt(mus[:drop] + mus[drop + 1 :])}</answer>",  # satisfiable
+            f"<answer>{_fmt([*mus, extra])}</answer>",  # not minimal
+        ]
+        other = outside[: len(mus)]
+        if CoreChecker(task.metadata["clauses"]).status(other) == "sat":
+            out.append(f"<answer>{_fmt(other)}</answer>")  # the same size, but satisfiable
+        return out
+
+
+def check_mus(clauses: Sequence[Clause], chosen: Sequence[int]) -> Verdict:
+    """Unsat, and satisfiable after dropping any one chosen clause; z3 timeouts are errors."""
+    checker = CoreChecker(clauses)
+    shown = [k + 1 for k in chosen]
+    status = checker.status(chosen)
+    if status == "unknown":
+        return Verdict.failure("z3 timed out checking the chosen clauses")
+    if status == "sat":
+        return Verdict.wrong("the chosen clauses are satisfiable together", parsed=shown)
+    for k in chosen:
+        status = checker.status([c for c in chosen if c != k])
+        if status == "unknown":
+            return Verdict.failure(f"z3 timed out checking the set without clause {k + 1}")
+        if status == "unsat":
+            return Verdict.wrong(f"not minimal: still unsatisfiable without clause {k + 1}", parsed=shown)
+    return Verdict.right(parsed=shown)
