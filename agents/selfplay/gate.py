@@ -1,0 +1,88 @@
+"""The validation gate: every proposal passes parse -> static allow-lists -> sandboxed run ->
+cross-worker determinism -> dedup, and every rejection is counted by reason."""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Container
+from dataclasses import dataclass
+from typing import Any
+
+from .languages import Language, Rejection, SelfPlayTask
+
+log = logging.getLogger(__name__)
+
+REASONS = (
+    "syntax",
+    "invalid",
+    "too_long",
+    "forbidden_import",
+    "forbidden_name",
+    "forbidden_syntax",
+    "no_entry_point",
+    "bad_input",
+    "timeout",
+    "memory",
+    "runtime_error",
+    "output_not_literal",
+    "nondeterministic",
+    "unknown_family",
+    "duplicate",
+)
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """A validated task, or the reason it was refused."""
+
+    task: SelfPlayTask | None
+    reason: str  # "ok" or one of REASONS
+    detail: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.task is not None
+
+
+class Gate:
+    """Validate proposals for one language; ``counts`` holds accepted and rejected by reason."""
+
+    def __init__(self, language: Language, sandbox: Any = None, *, check_determinism: bool = True) -> None:
+        if language.needs_sandbox and sandbox is None:
+            raise ValueError(f"the {language.name} language runs programs: pass a palaestra.sandbox.Sandbox")
+        self.language = language
+        self.sandbox = sandbox
+        self.check_determinism = check_determinism and language.needs_determinism
+        self.counts: Counter[str] = Counter()
+
+    def check(self, task_type: str, text: str, seen: Container[str] = (), salt: int = 0) -> GateResult:
+        """Validate one proposal; ``seen`` holds the canonical hashes already in the buffer/batch."""
+        result = self._check(task_type, text, seen, salt)
+        self.counts[result.reason] += 1
+        if not result.ok:
+            log.debug("proposal rejected (%s): %s", result.reason, result.detail)
+        return result
+
+    def _check(self, task_type: str, text: str, seen: Container[str], salt: int) -> GateResult:
+        if not isinstance(text, str):
+            return GateResult(None, "syntax", "proposal is not text")
+        try:
+            task = self.language.build(task_type, text, self.sandbox, salt)
+        except Rejection as exc:
+            return GateResult(None, exc.reason, exc.detail)
+        if task.canonical in seen:
+            return GateResult(None, "duplicate", task.canonical)
+        if self.check_determinism:
+            program = self.language.determinism_program(task)
+            if program is not None:
+                report = self.sandbox.check_determinism(
+                    program, timeout_s=getattr(self.language, "timeout_s", 2.0)
+                )
+                if not report.deterministic:
+                    return GateResult(None, "nondeterministic", report.reason)
+        return GateResult(task, "ok")
+
+    def rejection_counts(self) -> dict[str, int]:
+        """Rejections by reason (every reason listed, zeros included) plus ``ok``."""
+        return {reason: int(self.counts.get(reason, 0)) for reason in ("ok", *REASONS)}

@@ -1,0 +1,234 @@
+"""One self-play step, model-agnostic: propose -> gate -> probe the solver -> rewards -> buffers.
+
+The proposer and solver are :class:`Policy` objects (``generate(prompts, n, temperature) ->
+list[list[str]]``): scripted in tests, the trainer's backend in a real run. ``SelfPlay.step``
+returns the proposer and solver training samples with rewards and per-(role, task type)
+advantages; the n probe attempts that measured a proposal's pass rate ARE solver training data.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+
+from palaestra.core import content_hash
+
+from . import rewards as R
+from .buffer import Buffers
+from .diversity import diversity_metrics
+from .gate import Gate, GateResult
+from .languages import FamilyLanguage, Language
+from .pipeline import pipelined
+
+
+class Policy(Protocol):
+    def generate(self, prompts: Sequence[str], n: int, temperature: float) -> list[list[str]]: ...
+
+
+@dataclass
+class SelfPlayConfig:
+    """Self-play settings (each field's comment is its help text)."""
+
+    proposals_per_type: int = 4  # proposer samples per task type per step
+    probes: int = R.MIN_PROBES  # solver attempts per valid proposal (>= 8)
+    temperature: float = 1.0  # sampling temperature of proposer and probes (> 0)
+    reward_form: str = "azr"  # learnability form: azr | rzero | stp
+    references: int = 3  # K buffer tasks shown in the proposer prompt
+    buffer_capacity: int = 256  # tasks kept per task type
+    near_duplicate_penalty: float = R.NEAR_DUPLICATE_PENALTY  # per buffered task with the same AST shape
+    catalog_fraction: float = 0.0  # extra catalog tasks, as a fraction of valid proposals per step
+    catalog_families: tuple[str, ...] = ()  # families for the catalog mix (empty: all)
+    catalog_level: int = 2  # level of the catalog-mix tasks
+    verify_workers: int = 2  # threads feeding the sandbox while the next batch generates
+    baseline_momentum: float = 0.9  # running mean per (role, task type)
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if not self.temperature > 0:
+            raise ValueError("temperature must be > 0: greedy probes all agree and measure nothing")
+        if self.probes < R.MIN_PROBES:
+            raise ValueError(f"probes must be >= {R.MIN_PROBES}")
+        if self.reward_form not in R.FORMS:
+            raise ValueError(f"reward_form must be one of {R.FORMS}")
+        if not 0.0 <= self.catalog_fraction <= 1.0:
+            raise ValueError("catalog_fraction must lie in [0, 1]")
+
+
+@dataclass
+class Sample:
+    """One training sample: prompt, completion, reward and advantage."""
+
+    role: str  # "proposer" or "solver"
+    task_type: str
+    prompt: str
+    completion: str
+    reward: float
+    advantage: float = 0.0
+    source: str = ""  # "probe" (a pass-rate attempt reused as solver data) or "catalog"
+
+
+@dataclass
+class StepResult:
+    step: int
+    proposer: list[Sample] = field(default_factory=list)
+    solver: list[Sample] = field(default_factory=list)
+    metrics: dict[str, Any] = field(default_factory=dict)
+
+
+class SelfPlay:
+    """Buffers, baselines, gate counts and the step counter of one self-play run."""
+
+    def __init__(self, language: Language, config: SelfPlayConfig | None = None, sandbox: Any = None) -> None:
+        self.language = language
+        self.config = config or SelfPlayConfig()
+        self.gate = Gate(language, sandbox)
+        self.sandbox = sandbox
+        self.buffers = Buffers(language.task_types, self.config.buffer_capacity, seed=self.config.seed)
+        self.baselines = R.Baselines(momentum=self.config.baseline_momentum)
+        self.step_count = 0
+        self.rng = np.random.default_rng(self.config.seed)
+        self.catalog = (
+            FamilyLanguage(allowed=self.config.catalog_families) if self.config.catalog_fraction else None
+        )
+
+    # ------------------------------------------------------------------ one step
+    def step(self, proposer: Policy, solver: Policy) -> StepResult:
+        cfg, step = self.config, self.step_count
+        out = StepResult(step)
+        prompts = {t: self._proposer_prompts(t) for t in self.language.task_types}
+        seen: dict[str, set[str]] = {t: self.buffers[t].canonicals() for t in prompts}
+
+        raw: dict[str, list[str]] = {}
+
+        def batches() -> Iterator[list[tuple[str, int, str]]]:
+            for task_type, ps in prompts.items():
+                raw[task_type] = [group[0] for group in proposer.generate(ps, 1, cfg.temperature)]
+                yield [(task_type, k, text) for k, text in enumerate(raw[task_type])]
+
+        def verify(item: tuple[str, int, str]) -> GateResult:
+            task_type, k, text = item
+            # a salt that is the same in every process (family mode seeds come from it)
+            salt = int(content_hash([step, task_type, k]), 16) % 2**31
+            return self.gate.check(task_type, text, seen[task_type], salt=salt)
+
+        checked = pipelined(batches(), verify, cfg.verify_workers)
+        learn: list[float] = []
+        valid = total = 0
+        for (task_type, ps), results in zip(prompts.items(), checked, strict=True):
+            batch_rewards, in_batch = [], set()
+            for k, result in enumerate(results):
+                total += 1
+                if result.ok and result.task.canonical in in_batch:  # the same task twice in one batch
+                    self.gate.counts["ok"] -= 1
+                    self.gate.counts["duplicate"] += 1
+                    result = GateResult(None, "duplicate")
+                if not result.ok:
+                    batch_rewards.append(R.REWARD_INVALID)
+                    continue
+                task = result.task
+                in_batch.add(task.canonical)
+                valid += 1
+                p = self._probe(task, solver, out)
+                near = self.buffers[task_type].shapes().count(task.shape)
+                reward = R.proposer_reward(
+                    p, form=cfg.reward_form, near_duplicates=near, penalty=cfg.near_duplicate_penalty
+                )
+                learn.append(R.learnability(p, cfg.reward_form))
+                self.buffers[task_type].add(task, step, f"{step}:{task_type}:{k}", p)
+                batch_rewards.append(reward)
+            advs = self.baselines.advantages("proposer", task_type, batch_rewards)
+            for prompt, text, reward, adv in zip(ps, raw[task_type], batch_rewards, advs, strict=True):
+                out.proposer.append(Sample("proposer", task_type, prompt, text, reward, adv))
+        self._catalog_mix(valid, solver, out)
+        self._solver_advantages(out)
+        out.metrics = self._metrics(out, valid, total, learn)
+        self.step_count += 1
+        return out
+
+    def _proposer_prompts(self, task_type: str) -> list[str]:
+        return [
+            self.language.proposer_prompt(task_type, self.buffers[task_type].sample(self.config.references))
+            for _ in range(self.config.proposals_per_type)
+        ]
+
+    def _probe(self, task: Any, solver: Policy, out: StepResult) -> float:
+        """Sample ``probes`` solver attempts at the training temperature, grade them exactly,
+        keep them as solver training data, and return the pass rate."""
+        attempts = solver.generate([task.prompt], self.config.probes, self.config.temperature)[0]
+        scores = self.language.grade(task, attempts, self.sandbox)
+        for attempt, score in zip(attempts, scores, strict=True):
+            out.solver.append(Sample("solver", task.task_type, task.prompt, attempt, score, source="probe"))
+        return R.pass_rate(scores, self.config.temperature, self.config.probes)
+
+    def _catalog_mix(self, valid: int, solver: Policy, out: StepResult) -> None:
+        if self.catalog is None:
+            return
+        count = int(round(self.config.catalog_fraction * max(valid, 1)))
+        families = self.catalog.allowed_families()
+        for k in range(count):
+            name = families[int(self.rng.integers(len(families)))]
+            proposal = json.dumps({"family": name, "level": self.config.catalog_level})
+            task = self.catalog.build("family", proposal, salt=int(self.rng.integers(2**31)) + k)
+            attempts = solver.generate([task.prompt], self.config.probes, self.config.temperature)[0]
+            for attempt, score in zip(attempts, self.catalog.grade(task, attempts), strict=True):
+                out.solver.append(Sample("solver", "catalog", task.prompt, attempt, score, source="catalog"))
+
+    def _solver_advantages(self, out: StepResult) -> None:
+        by_type: dict[str, list[Sample]] = {}
+        for sample in out.solver:
+            by_type.setdefault(sample.task_type, []).append(sample)
+        for task_type, samples in by_type.items():
+            for sample, adv in zip(
+                samples,
+                self.baselines.advantages("solver", task_type, [s.reward for s in samples]),
+                strict=True,
+            ):
+                sample.advantage = adv
+
+    def _metrics(self, out: StepResult, valid: int, total: int, learn: list[float]) -> dict[str, Any]:
+        entries = [e for t in self.language.task_types for e in self.buffers[t].entries]
+        return {
+            "step": out.step,
+            "valid_rate": valid / total if total else 0.0,
+            "mean_learnability": float(np.mean(learn)) if learn else 0.0,
+            "proposer_reward": float(np.mean([s.reward for s in out.proposer])) if out.proposer else 0.0,
+            "solver_reward": float(np.mean([s.reward for s in out.solver])) if out.solver else 0.0,
+            "solver_samples": len(out.solver),
+            "rejections": self.gate.rejection_counts(),
+            "buffer_sizes": {t: len(self.buffers[t]) for t in self.language.task_types},
+            "diversity": diversity_metrics(
+                [e.task.canonical for e in entries],
+                [e.task.shape for e in entries],
+                [e.task.source for e in entries],
+            ),
+        }
+
+    # ------------------------------------------------------------------ checkpoint
+    def state_dict(self) -> dict[str, Any]:
+        return {
+            "step": self.step_count,
+            "config": asdict(self.config),
+            "buffers": self.buffers.state_dict(),
+            "baselines": self.baselines.state_dict(),
+            "gate_counts": dict(self.gate.counts),
+            "rng": self.rng.bit_generator.state,
+        }
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.step_count = state["step"]
+        self.buffers.load_state_dict(state["buffers"])
+        self.baselines = R.Baselines.from_state(state["baselines"])
+        self.gate.counts.clear()
+        self.gate.counts.update(state["gate_counts"])
+        self.rng.bit_generator.state = state["rng"]
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.state_dict()))
+
+    def load(self, path: str | Path) -> None:
+        self.load_state_dict(json.loads(Path(path).read_text()))
