@@ -49,7 +49,7 @@ LEVELS = {
     7: SokobanKnobs(rows=6, cols=7, boxes=2, walls=0.2, min_pushes=11),
     8: SokobanKnobs(rows=6, cols=6, boxes=3, walls=0.2, min_pushes=9),
     9: SokobanKnobs(rows=7, cols=7, boxes=3, walls=0.2, min_pushes=10),
-    10: SokobanKnobs(rows=7, cols=7, boxes=3, walls=0.25, min_pushes=12),
+    10: SokobanKnobs(rows=7, cols=7, boxes=3, walls=0.2, min_pushes=12),
 }
 
 
