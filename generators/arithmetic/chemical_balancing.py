@@ -9,7 +9,7 @@ coefficients are unique. The verifier reads the equation in any common formattin
 order shown), matches species by composition, and checks atom balance and minimality.
 
 Speed: rejection sampling of reactions costs ~3 ms (3 species) to ~25 ms (5 species) per task,
-and ~0.2 s at 7 species (levels 9-10), where few random compound sets close into one reaction.
+and ~0.2 s at 7 species (levels 8-10), where few random compound sets close into one reaction.
 """
 
 from __future__ import annotations
@@ -65,13 +65,15 @@ class ChemicalBalancingKnobs(Knobs):
 
 LEVELS = {
     1: ChemicalBalancingKnobs(species=3, max_coefficient=3, min_largest=2),
-    2: ChemicalBalancingKnobs(species=4, max_coefficient=4, min_largest=2),
-    3: ChemicalBalancingKnobs(species=4, max_coefficient=6, min_largest=3),
-    4: ChemicalBalancingKnobs(species=4, max_coefficient=10, min_largest=4),
-    5: ChemicalBalancingKnobs(species=5, max_coefficient=10, min_largest=4),
-    6: ChemicalBalancingKnobs(species=5, max_coefficient=16, min_largest=5),
-    7: ChemicalBalancingKnobs(species=6, max_coefficient=16, min_largest=5),
-    8: ChemicalBalancingKnobs(species=6, max_coefficient=30, min_largest=6),
+    2: ChemicalBalancingKnobs(species=4, max_coefficient=6, min_largest=2),
+    # from level 3 on at least five species: four-species reactions over this compound list
+    # are too few to keep duplicates under 1%
+    3: ChemicalBalancingKnobs(species=5, max_coefficient=8, min_largest=3),
+    4: ChemicalBalancingKnobs(species=5, max_coefficient=10, min_largest=4),
+    5: ChemicalBalancingKnobs(species=5, max_coefficient=16, min_largest=5),
+    6: ChemicalBalancingKnobs(species=6, max_coefficient=16, min_largest=5),
+    7: ChemicalBalancingKnobs(species=6, max_coefficient=30, min_largest=6),
+    8: ChemicalBalancingKnobs(species=7, max_coefficient=30, min_largest=6),
     9: ChemicalBalancingKnobs(species=7, max_coefficient=40, min_largest=6),
     10: ChemicalBalancingKnobs(species=7, max_coefficient=60, min_largest=8),
 }
