@@ -1,0 +1,245 @@
+"""Algorithmic coding problems with mutation-validated hidden test suites.
+
+Problem kinds (``_algorithms``): sorting with a compound key, interval scheduling, shortest paths
+(Dijkstra), edit distance (string DP), counting compositions modulo p. The agent writes
+``solve(data: str) -> str``; the verifier runs it in the shared sandbox on the hidden suite
+(edge cases, random, adversarial large inputs of ``size``) under ``time_limit_s`` for the whole
+suite, and compares outputs line by line (trailing whitespace ignored).
+
+Every suite is validated by mutation at generation time: all single-token mutants of the
+reference (constants +-1, swapped operators) are run in-process (the references use bounded
+``for`` loops only, so every mutant terminates) and the suite must kill at least
+``MIN_MUTATION_SCORE`` of them; the score is stored in ``metadata``. Generation therefore costs
+more than the 50 tasks/s target at high levels (about 15-40 tasks/s at level 5 on one core,
+dominated by running the reference and the mutants on the large tests).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from palaestra.core import Knobs, Task, Verdict, content_hash, knob
+from palaestra.registry import Family, SolverRun, TaskDraft, family
+from palaestra.sandbox import Job
+
+from ._algorithms import KINDS, REFERENCES, STATEMENTS, TESTS
+from ._code_answer import extract_code
+from ._runner import failed_run, run_jobs
+from .bug_repair import line_edits
+
+MIN_MUTATION_SCORE = 0.95
+WEAK_MAX_SIZE = 30
+MARKER = "\n@@palaestra-outputs@@\n"
+DRIVER = f"""
+def __palaestra_run():
+    import json, sys
+    inputs = json.loads(sys.stdin.read())
+    out = []
+    for data in inputs:
+        try:
+            value = solve(data)
+            out.append({{"ok": value if isinstance(value, str) else None}})
+        except BaseException as exc:
+            out.append({{"error": type(exc).__name__}})
+    sys.stdout.write({MARKER!r} + json.dumps(out))
+__palaestra_run()
+"""
+
+
+@dataclass(frozen=True)
+class AlgorithmicCodingKnobs(Knobs):
+    kind: str = knob("any", choices=(*KINDS, "any"), help="problem kind ('any': drawn per task)")
+    size: int = knob(8, low=4, high=2000, help="size of the adversarial large tests (n, string length, T)")
+    time_limit_s: float = knob(8.0, low=0.5, high=30.0, help="wall-clock limit for the whole hidden suite")
+
+
+LEVELS = {
+    1: AlgorithmicCodingKnobs(size=8, time_limit_s=8.0),
+    2: AlgorithmicCodingKnobs(size=16, time_limit_s=8.0),
+    3: AlgorithmicCodingKnobs(size=30, time_limit_s=7.0),
+    4: AlgorithmicCodingKnobs(size=50, time_limit_s=7.0),
+    5: AlgorithmicCodingKnobs(size=80, time_limit_s=6.0),
+    6: AlgorithmicCodingKnobs(size=120, time_limit_s=6.0),
+    7: AlgorithmicCodingKnobs(size=180, time_limit_s=5.0),
+    8: AlgorithmicCodingKnobs(size=250, time_limit_s=5.0),
+    9: AlgorithmicCodingKnobs(size=320, time_limit_s=4.0),
+    10: AlgorithmicCodingKnobs(size=400, time_limit_s=4.0),
+}
+
+PROMPT = """Write a Python 3 function `solve(data: str) -> str` for this problem.
+
+{statement}
+
+`data` is the whole input text; return the whole output text (no trailing spaces needed). \
+Examples:
+
+{examples}
+Your function will be run on {count} hidden tests (edge cases, random cases and large cases with \
+sizes up to about {size}) with a total time limit of {limit:g} s; every output must be exactly \
+right. Any correct solution is accepted. Put the code in <answer>...</answer> tags, for example:
+
+<answer>
+def solve(data):
+    numbers = data.split()
+    return str(len(numbers))
+</answer>"""
+
+
+def _run_reference(kind: str) -> Any:
+    namespace: dict[str, Any] = {}
+    exec(compile(REFERENCES[kind], f"<reference-{kind}>", "exec"), namespace)  # noqa: S102 - ours
+    return namespace["solve"]
+
+
+def mutants(kind: str) -> list[str]:
+    """Every single-token mutant (constant +-1, swapped operator) of the reference."""
+    lines = REFERENCES[kind].split("\n")
+    out: list[str] = []
+    for i in range(1, len(lines)):
+        for edit in line_edits(lines[i], ("constant", "operator")):
+            out.append("\n".join(lines[:i] + [edit] + lines[i + 1 :]))
+    return out
+
+
+def killed_by(source: str, tests: list[str], expected: list[str]) -> bool:
+    """Does the suite reject this mutant (different output or an exception on some test)?"""
+    namespace: dict[str, Any] = {}
+    try:
+        exec(compile(source, "<mutant>", "exec"), namespace)  # noqa: S102 - mutant of our code
+        return any(_norm(namespace["solve"](t)) != e for t, e in zip(tests, expected, strict=True))
+    except Exception:  # noqa: BLE001 - a crashing mutant is a killed mutant
+        return True
+
+
+def mutation_score(kind: str, tests: list[str], expected: list[str]) -> tuple[int, int]:
+    """(killed, total) over the reference's mutants."""
+    pool = mutants(kind)
+    return sum(killed_by(m, tests, expected) for m in pool), len(pool)
+
+
+def _norm(text: Any) -> Any:
+    if not isinstance(text, str):
+        return None
+    return "\n".join(line.rstrip() for line in text.strip().split("\n"))
+
+
+def _cost(kind: str, tests: list[str]) -> int:
+    """Reference work estimate: elementary steps of the reference algorithm on every test."""
+    total = 0
+    for t in tests:
+        if kind == "edit_distance":
+            a, _, b = t.partition("\n")
+            total += (len(a.strip()) + 1) * (len(b.strip()) + 1)
+        elif kind == "shortest_path":
+            n, m = map(int, t.split()[:2])
+            total += n * n + m
+        elif kind == "count_mod":
+            tokens = t.split()
+            total += (int(tokens[0]) + 1) * int(tokens[2])
+        else:
+            n = int(t.split()[0])
+            total += n * max(1, n.bit_length())
+    return total
+
+
+@family(
+    "algorithmic_coding",
+    domain="code",
+    knobs=AlgorithmicCodingKnobs,
+    levels=LEVELS,
+    description="Write solve() for sorting, scheduling, shortest-path, string-DP and counting problems; mutation-validated hidden tests.",
+    verifier_kind="sandbox execution (hidden tests, mutation-validated)",
+)
+class AlgorithmicCoding(Family):
+    def generate(self, knobs: AlgorithmicCodingKnobs, rng: np.random.Generator) -> TaskDraft:
+        kind = KINDS[int(rng.integers(len(KINDS)))] if knobs.kind == "any" else knobs.kind
+        solve = _run_reference(kind)
+        for _ in range(5):
+            tests = TESTS[kind](rng, knobs.size)
+            expected = [_norm(solve(t)) for t in tests]
+            killed, total = mutation_score(kind, tests, expected)
+            if killed >= MIN_MUTATION_SCORE * total:
+                break
+        else:
+            raise RuntimeError(f"no {kind} suite reached a mutation score of {MIN_MUTATION_SCORE}")
+        # one fixed edge case and the first (small) random case, so prompts differ per seed
+        shown = [2, len(tests) - 4]
+        examples = "".join(f"solve({tests[i]!r}) == {expected[i]!r}\n" for i in shown)
+        return TaskDraft(
+            prompt=PROMPT.format(
+                statement=STATEMENTS[kind],
+                examples=examples,
+                count=len(tests),
+                size=knobs.size,
+                limit=knobs.time_limit_s,
+            ),
+            answer=REFERENCES[kind],
+            metadata={
+                "kind": kind,
+                "tests": tests,
+                "expected": expected,
+                "mutants": total,
+                "mutants_killed": killed,
+                "mutation_score": killed / total,
+                "work": _cost(kind, tests),
+                "canonical_hash": content_hash([kind, tests]),
+            },
+        )
+
+    def verify(self, task: Task, response: str) -> Verdict:
+        code, reason = extract_code(response, "solve")
+        if code is None:
+            return Verdict.bad_format(reason)
+        meta = task.metadata
+        job = Job(
+            code + "\n" + DRIVER,
+            stdin=json.dumps(meta["tests"]),
+            timeout_s=float(task.difficulty.knobs["time_limit_s"]),
+            memory_mb=512,
+            output_limit_bytes=1 << 22,
+        )
+        results = run_jobs([job])
+        if isinstance(results, Verdict):
+            return results
+        result = results[0]
+        if not result.ok:
+            return failed_run(result, "running solve on the hidden tests")
+        _, sep, payload = result.stdout.rpartition(MARKER)
+        try:
+            outputs = json.loads(payload) if sep else None
+        except ValueError:
+            outputs = None
+        if not isinstance(outputs, list) or len(outputs) != len(meta["tests"]):
+            return Verdict.wrong("the program printed no readable results")
+        for i, (got, want) in enumerate(zip(outputs, meta["expected"], strict=True)):
+            if not isinstance(got, dict) or "ok" not in got:
+                error = got.get("error") if isinstance(got, dict) else None
+                return Verdict.wrong(f"hidden test {i + 1} raised {str(error)[:40]}")
+            if _norm(got["ok"]) != want:
+                return Verdict.wrong(f"hidden test {i + 1}: wrong output")
+        return Verdict.right(parsed=f"passed {len(outputs)} hidden tests")
+
+    def reference_response(self, task: Task) -> str:
+        return f"<answer>\n{task.answer}</answer>"
+
+    def solve_exact(self, task: Task) -> SolverRun:
+        return SolverRun(self.reference_response(task), float(task.metadata["work"]))
+
+    def solve_weak(self, task: Task) -> SolverRun:
+        # a brute-force programmer: right, but too slow beyond small inputs
+        size = int(task.difficulty.knobs["size"])
+        response = self.reference_response(task) if size <= WEAK_MAX_SIZE else None
+        return SolverRun(response, float(min(size, WEAK_MAX_SIZE)))
+
+    def mutated_responses(self, task: Task, rng: np.random.Generator) -> list[str]:
+        meta = task.metadata
+        pool = mutants(meta["kind"])
+        order = [pool[int(i)] for i in rng.permutation(len(pool))]
+        killed = [m for m in order if killed_by(m, meta["tests"], meta["expected"])][:3]
+        out = [f"<answer>\n{m}</answer>" for m in killed]
+        out.append("<answer>\ndef solve(data):\n    return ''\n</answer>")
+        return out
