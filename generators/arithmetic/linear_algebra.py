@@ -40,7 +40,7 @@ class LinearAlgebraKnobs(Knobs):
 LEVELS = {
     1: LinearAlgebraKnobs(operation="determinant", size=2, entry_max=9),
     2: LinearAlgebraKnobs(operation="determinant", size=3, entry_max=9),
-    3: LinearAlgebraKnobs(operation="inverse", size=2, entry_max=3),
+    3: LinearAlgebraKnobs(operation="inverse", size=2, entry_max=20),
     4: LinearAlgebraKnobs(operation="rank", size=3, entry_max=3),
     5: LinearAlgebraKnobs(operation="mixed", size=3, entry_max=3),
     6: LinearAlgebraKnobs(operation="mixed", size=3, entry_max=9),
@@ -224,6 +224,11 @@ def draw(knobs: LinearAlgebraKnobs, rng: np.random.Generator) -> tuple[str, list
     for _ in range(1000):
         if op == "determinant":
             matrix = _ints(rng, n, n, knobs.entry_max)
+        elif op == "inverse" and n == 2:
+            # 2x2 inverses are cheap whatever the determinant: plain random entries keep repeats rare
+            matrix = _ints(rng, 2, 2, knobs.entry_max)
+            if matrix[0][0] * matrix[1][1] == matrix[0][1] * matrix[1][0]:
+                continue
         elif op == "inverse":
             matrix = _invertible(rng, n, knobs.entry_max)
         else:
