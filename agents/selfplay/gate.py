@@ -76,9 +76,8 @@ class Gate:
         if self.check_determinism:
             program = self.language.determinism_program(task)
             if program is not None:
-                report = self.sandbox.check_determinism(
-                    program, timeout_s=getattr(self.language, "timeout_s", 2.0)
-                )
+                timeout = getattr(self.language, "determinism_timeout_s", 6.0)
+                report = self.sandbox.check_determinism(program, timeout_s=timeout)
                 if not report.deterministic:
                     return GateResult(None, "nondeterministic", report.reason)
         return GateResult(task, "ok")

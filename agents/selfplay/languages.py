@@ -172,7 +172,10 @@ class PythonLanguage(Language):
     task_types: tuple[str, ...] = ("deduction", "abduction", "induction")
     needs_sandbox: bool = True
     needs_determinism: bool = True
-    timeout_s: float = 1.0
+    timeout_s: float = 2.0  # wall-clock limit of a proposal's run (and of a solver's program)
+    # the two fresh-worker reruns of the determinism check get more room: the program already ran
+    # within timeout_s once, and a cold worker on a loaded host must not read as non-determinism
+    determinism_timeout_s: float = 6.0
 
     def proposer_prompt(self, task_type: str, references: Sequence[SelfPlayTask]) -> str:
         refs = "\n\n".join(t.source for t in references)
