@@ -49,12 +49,13 @@ class NumberFormatsKnobs(Knobs):
 LEVELS = {
     1: NumberFormatsKnobs(kind="int", width=8),
     2: NumberFormatsKnobs(kind="float", direction="decode", precision="half"),
-    3: NumberFormatsKnobs(kind="int", width=16),
-    4: NumberFormatsKnobs(kind="float", direction="encode", precision="half"),
-    5: NumberFormatsKnobs(kind="mixed", width=32, precision="single"),
-    6: NumberFormatsKnobs(kind="float", precision="single", inexact=True),
-    7: NumberFormatsKnobs(kind="mixed", width=32, precision="single", inexact=True, specials=True),
-    8: NumberFormatsKnobs(kind="float", precision="double", inexact=True),
+    # 16-bit formats hold only 65,536 patterns: from level 3 on, 32 bits or more keep repeats rare
+    3: NumberFormatsKnobs(kind="mixed", width=32, precision="single"),
+    4: NumberFormatsKnobs(kind="int", width=32),
+    5: NumberFormatsKnobs(kind="mixed", width=32, precision="single", inexact=True),
+    6: NumberFormatsKnobs(kind="mixed", width=32, precision="single", inexact=True, specials=True),
+    7: NumberFormatsKnobs(kind="float", precision="double", inexact=True),
+    8: NumberFormatsKnobs(kind="mixed", width=64, precision="double", inexact=True),
     9: NumberFormatsKnobs(kind="mixed", width=64, precision="double", inexact=True, specials=True),
     10: NumberFormatsKnobs(kind="float", precision="double", inexact=True, specials=True),
 }
