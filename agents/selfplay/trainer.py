@@ -1,0 +1,109 @@
+"""``SelfPlayLoop``: self-play on top of the GRPO trainer's backend and update.
+
+One model plays both roles. The proposer and solver prompts go through the trainer's
+``ChatFormat`` and token-level ``Backend.generate``; every completion's token ids and rollout
+logprobs are kept so that the proposer samples and the solver samples (the probe attempts, reused)
+become trainer ``Episode``s with their self-play advantages, applied by ``GRPOTrainer.update``;
+then the new weights go to the engine with ``sync``. Nothing here imports torch: any object with
+``config``, ``chat``, ``backend``, ``update(episodes, advantages)`` and ``sync()`` drives it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from palaestra.agents.backends import Sampling
+from palaestra.agents.rollout import Episode
+
+from .loop import Sample, SelfPlay, StepResult
+
+SEED_LIMIT = 2**31
+
+
+class BackendPolicy:
+    """A :class:`~palaestra.agents.selfplay.loop.Policy` over the trainer's chat format and
+    backend that remembers every completion's tokens for the update."""
+
+    def __init__(self, chat: Any, backend: Any, max_tokens: int, seed: int = 0) -> None:
+        self.chat, self.backend, self.max_tokens = chat, backend, max_tokens
+        self.rng = np.random.default_rng(seed)
+        self.tokens: dict[tuple[str, str], list[tuple[list[int], Any]]] = {}
+
+    def generate(self, prompts: Sequence[str], n: int, temperature: float) -> list[list[str]]:
+        ids = [self.chat.prompt_ids(p) for p in prompts]
+        sampling = Sampling(
+            max_tokens=self.max_tokens,
+            temperature=temperature,
+            seed=int(self.rng.integers(SEED_LIMIT)),
+            stop_token_ids=tuple(self.chat.stop_token_ids),
+        )
+        out = []
+        for prompt, prompt_ids, group in zip(
+            prompts, ids, self.backend.generate(ids, n, sampling), strict=True
+        ):
+            texts = []
+            for completion in group:
+                text = self.chat.decode(completion.token_ids)
+                self.tokens.setdefault((prompt, text), []).append((prompt_ids, completion))
+                texts.append(text)
+            out.append(texts)
+        return out
+
+    def episode(self, sample: Sample, group: int) -> Episode | None:
+        """The trainer episode of one self-play sample (None if it was not generated here)."""
+        stored = self.tokens.get((sample.prompt, sample.completion))
+        if not stored:
+            return None
+        prompt_ids, completion = stored.pop(0)
+        return Episode(
+            group=group,
+            prompt_ids=list(prompt_ids),
+            completion_ids=list(completion.token_ids),
+            loss_mask=[1] * len(completion.token_ids),
+            rollout_logprobs=list(completion.logprobs),
+            reward=sample.reward,
+            correct=sample.reward >= 1.0,
+            format_ok=True,
+            family=f"selfplay/{sample.role}/{sample.task_type}",
+            level=None,
+            text=sample.completion,
+            finish_reason=completion.finish_reason,
+            info={"source": sample.source},
+        )
+
+    def clear(self) -> None:
+        self.tokens.clear()
+
+
+class SelfPlayLoop:
+    """Drives :class:`SelfPlay` steps through a trainer (``GRPOTrainer`` or a stand-in)."""
+
+    def __init__(self, trainer: Any, selfplay: SelfPlay, max_tokens: int | None = None) -> None:
+        self.trainer = trainer
+        self.selfplay = selfplay
+        tokens = max_tokens or getattr(trainer.config, "max_new_tokens", 128)
+        self.policy = BackendPolicy(trainer.chat, trainer.backend, tokens, seed=selfplay.config.seed)
+
+    def step(self) -> tuple[StepResult, dict[str, Any]]:
+        """One self-play step, one policy update on proposer + solver samples, one weight sync."""
+        self.policy.clear()
+        if hasattr(self.trainer.backend, "wake"):
+            self.trainer.backend.wake()
+        result = self.selfplay.step(self.policy, self.policy)
+        if hasattr(self.trainer.backend, "sleep"):
+            self.trainer.backend.sleep()
+        episodes, advantages = [], []
+        for group, sample in enumerate(result.proposer + result.solver):
+            episode = self.policy.episode(sample, group)
+            if episode is not None and sample.advantage != 0.0:  # zero advantage: no gradient
+                episodes.append(episode)
+                advantages.append(sample.advantage)
+        metrics: dict[str, Any] = dict(result.metrics)
+        if episodes:
+            metrics.update(self.trainer.update(episodes, advantages))
+            self.trainer.sync()
+        metrics["train/episodes"] = len(episodes)
+        return result, metrics

@@ -1,0 +1,107 @@
+"""SelfPlayLoop over a stand-in trainer (character tokens, scripted backend): completions become
+trainer episodes with their self-play advantages; the CLI flags build the config."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+
+import pytest
+
+from palaestra.agents.backends import Completion
+from palaestra.agents.selfplay import SelfPlay, SelfPlayConfig, make_language
+from palaestra.agents.selfplay.cli import add_selfplay_arguments, selfplay_config_from_args
+from palaestra.agents.selfplay.trainer import SelfPlayLoop
+
+
+class CharChat:
+    stop_token_ids = (0,)
+
+    def prompt_ids(self, prompt: str) -> list[int]:
+        return [ord(c) for c in prompt]
+
+    def decode(self, ids) -> str:
+        return "".join(chr(i) for i in ids if i)
+
+
+class ScriptedBackend:
+    """Proposer prompts get a fixed task; solver prompts get the right answer in 2 of n."""
+
+    def __init__(self) -> None:
+        self.temperatures: list[float] = []
+
+    def generate(self, prompt_ids, n, sampling):
+        self.temperatures.append(sampling.temperature)
+        groups = []
+        for ids in prompt_ids:
+            prompt = "".join(map(chr, ids))
+            if prompt.startswith("Invent"):
+                texts = ["<task>6*7</task>"] * n
+            else:
+                texts = ["<answer>42</answer>"] * 2 + ["<answer>41</answer>"] * (n - 2)
+            groups.append(
+                [Completion([ord(c) for c in t] + [0], [-0.5] * (len(t) + 1), "stop") for t in texts]
+            )
+        return groups
+
+
+@dataclass
+class Config:
+    max_new_tokens: int = 32
+
+
+class FakeTrainer:
+    def __init__(self) -> None:
+        self.config = Config()
+        self.chat = CharChat()
+        self.backend = ScriptedBackend()
+        self.updates: list[tuple[list, list]] = []
+        self.syncs = 0
+
+    def update(self, episodes, advantages):
+        self.updates.append((episodes, advantages))
+        return {"train/loss": 0.0}
+
+    def sync(self) -> None:
+        self.syncs += 1
+
+
+def test_selfplay_loop_trains_on_proposals_and_probes() -> None:
+    trainer = FakeTrainer()
+    play = SelfPlay(make_language("arith"), SelfPlayConfig(proposals_per_type=2, temperature=0.9))
+    loop = SelfPlayLoop(trainer, play)
+    result, metrics = loop.step()
+    assert set(trainer.backend.temperatures) == {0.9}
+    # proposal 1 valid (p = 2/8), proposal 2 a duplicate of it: the two get different rewards
+    assert [s.reward for s in result.proposer] == pytest.approx([0.75, -1.0])
+    episodes, advantages = trainer.updates[0]
+    assert trainer.syncs == 1 and metrics["train/episodes"] == len(episodes)
+    by_role = {}
+    for e in episodes:
+        by_role.setdefault(e.family, []).append(e)
+    assert len(by_role["selfplay/proposer/arith"]) == 2
+    assert len(by_role["selfplay/solver/arith"]) == 8  # every probe attempt is trained on
+    assert all(
+        e.completion_ids[-1] == 0 and len(e.rollout_logprobs) == len(e.completion_ids) for e in episodes
+    )
+    assert advantages == [s.advantage for s in result.proposer + result.solver if s.advantage != 0.0]
+
+
+def test_cli_flags_build_the_config() -> None:
+    parser = argparse.ArgumentParser()
+    add_selfplay_arguments(parser)
+    args = parser.parse_args(["--selfplay", "--selfplay-reward", "rzero", "--selfplay-probes", "16"])
+
+    @dataclass
+    class Train:
+        temperature: float = 0.8
+        seed: int = 3
+
+        def family_list(self):
+            return ["expression"]
+
+    config = selfplay_config_from_args(args, Train())
+    assert (args.selfplay, args.selfplay_language) == (True, "arith")
+    assert (config.reward_form, config.probes, config.temperature, config.seed) == ("rzero", 16, 0.8, 3)
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--selfplay-language", "cobol"])
