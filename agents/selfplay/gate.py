@@ -4,6 +4,7 @@ cross-worker determinism -> dedup, and every rejection is counted by reason."""
 from __future__ import annotations
 
 import logging
+import threading
 from collections import Counter
 from collections.abc import Container
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ REASONS = (
     "nondeterministic",
     "unknown_family",
     "duplicate",
+    "build_error",
 )
 
 
@@ -55,11 +57,13 @@ class Gate:
         self.sandbox = sandbox
         self.check_determinism = check_determinism and language.needs_determinism
         self.counts: Counter[str] = Counter()
+        self._lock = threading.Lock()  # check() runs on several verification threads at once
 
     def check(self, task_type: str, text: str, seen: Container[str] = (), salt: int = 0) -> GateResult:
         """Validate one proposal; ``seen`` holds the canonical hashes already in the buffer/batch."""
         result = self._check(task_type, text, seen, salt)
-        self.counts[result.reason] += 1
+        with self._lock:
+            self.counts[result.reason] += 1
         if not result.ok:
             log.debug("proposal rejected (%s): %s", result.reason, result.detail)
         return result
@@ -71,6 +75,9 @@ class Gate:
             task = self.language.build(task_type, text, self.sandbox, salt)
         except Rejection as exc:
             return GateResult(None, exc.reason, exc.detail)
+        except Exception as exc:  # a catalog generator or the executor failed: refuse, say why, go on
+            log.warning("building a %s proposal failed: %s: %s", task_type, type(exc).__name__, exc)
+            return GateResult(None, "build_error", f"{type(exc).__name__}: {exc}")
         if task.canonical in seen:
             return GateResult(None, "duplicate", task.canonical)
         if self.check_determinism:

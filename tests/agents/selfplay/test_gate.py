@@ -129,3 +129,14 @@ def test_family_mode() -> None:
         ("family=expression", "syntax"),
     ]:
         assert gate.check("family", text).reason == reason, text
+
+
+def test_a_crashing_builder_is_refused_and_counted() -> None:
+    class Broken(type(make_language("arith"))):
+        def build(self, task_type, text, sandbox=None, salt=0):
+            raise RuntimeError("generator bug")
+
+    gate = Gate(Broken())
+    result = gate.check("arith", "<task>1+1</task>")
+    assert (result.ok, result.reason) == (False, "build_error") and "generator bug" in result.detail
+    assert gate.rejection_counts()["build_error"] == 1
