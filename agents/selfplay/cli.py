@@ -68,8 +68,10 @@ def run_selfplay(
     config: Any, selfplay_config: SelfPlayConfig, language: str, *, quiet: bool = False
 ) -> dict[str, Any]:
     """A self-play run: optional SFT warm start, then ``config.steps`` self-play steps; writes
-    ``metrics.jsonl`` (kind ``selfplay``), ``selfplay.json`` (buffers, baselines, counters: a
-    rerun with ``--resume`` continues from it) and ``summary.json`` to ``config.output_dir``."""
+    ``metrics.jsonl`` (kinds ``eval_sft`` and ``selfplay``), checkpoints whose ``extra`` holds the
+    self-play state (buffers, baselines, counters, sampler; ``--resume`` continues from the
+    latest) and ``summary.json`` to ``config.output_dir``."""
+    from palaestra.agents.checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
     from palaestra.agents.run import _sft_phase
     from palaestra.agents.trainer import GRPOTrainer, write_jsonl
 
@@ -86,32 +88,45 @@ def run_selfplay(
         sandbox = Sandbox(workers=selfplay_config.verify_workers)
     try:
         play = SelfPlay(make_language(language), selfplay_config, sandbox=sandbox)
-        state = out / "selfplay.json"
-        if config.resume and state.exists():
-            play.load(state)
-            say(f"resumed self-play buffers at step {play.step_count}")
-        elif config.sft_steps > 0:
-            _sft_phase(trainer, out / "metrics.jsonl", config, say)
-        trainer.snapshot_reference()
-        trainer.sync()
         loop = SelfPlayLoop(trainer, play)
+        resumed = latest_checkpoint(out) if config.resume else None
+        sft_eval = None
+        if resumed is not None:  # weights, optimizer and self-play state saved together
+            extra = load_checkpoint(trainer, resumed)
+            play.load_state_dict(extra["selfplay"])
+            loop.policy.rng.bit_generator.state = extra["sampler"]
+            say(f"resumed from {resumed} at self-play step {play.step_count}")
+        else:
+            if config.sft_steps > 0:
+                _sft_phase(trainer, out / "metrics.jsonl", config, say)
+            trainer.snapshot_reference()
+            trainer.sync()
+            sft_eval = trainer.evaluate()  # the starting point self-play is measured against
+            write_jsonl(out / "metrics.jsonl", {"kind": "eval_sft", "step": 0, **sft_eval})
         last: dict[str, Any] = {}
         while play.step_count < config.steps:
             _, last = loop.step()
+            trainer.step_count = play.step_count
             write_jsonl(out / "metrics.jsonl", {"kind": "selfplay", **last})
-            play.save(state)
+            if config.checkpoint_every and play.step_count % config.checkpoint_every == 0:
+                save_checkpoint(trainer, _extra(play, loop))
             say(
                 f"step {last['step']}: valid {last['valid_rate']:.2f} learnability {last['mean_learnability']:.2f} "
                 f"solver {last['solver_reward']:.2f}"
             )
         final = trainer.evaluate()
-        summary = {"steps": play.step_count, "last": last, "eval": final}
+        save_checkpoint(trainer, _extra(play, loop))
+        summary = {"steps": play.step_count, "last": last, "sft_eval": sft_eval, "eval": final}
         (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
         return summary
     finally:
         if sandbox is not None:
             sandbox.close()
         trainer.backend.close()
+
+
+def _extra(play: SelfPlay, loop: Any) -> dict[str, Any]:
+    return {"selfplay": play.state_dict(), "sampler": loop.policy.rng.bit_generator.state}
 
 
 def run_selfplay_train(args: argparse.Namespace, config: Any) -> int:

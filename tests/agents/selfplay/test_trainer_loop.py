@@ -4,6 +4,7 @@ trainer episodes with their self-play advantages; the CLI flags build the config
 from __future__ import annotations
 
 import argparse
+import json
 from dataclasses import dataclass
 
 import pytest
@@ -29,6 +30,9 @@ class ScriptedBackend:
 
     def __init__(self) -> None:
         self.temperatures: list[float] = []
+
+    def close(self) -> None:
+        pass
 
     def generate(self, prompt_ids, n, sampling):
         self.temperatures.append(sampling.temperature)
@@ -105,3 +109,57 @@ def test_cli_flags_build_the_config() -> None:
     assert (config.reward_form, config.probes, config.temperature, config.seed) == ("rzero", 16, 0.8, 3)
     with pytest.raises(SystemExit):
         parser.parse_args(["--selfplay-language", "cobol"])
+
+
+def test_run_selfplay_orchestration_and_resume(tmp_path, monkeypatch) -> None:
+    """run_selfplay with a stand-in trainer and checkpoint functions (no torch): it evaluates the
+    starting point, steps, checkpoints weights + self-play state together, and resumes from them."""
+    import palaestra.agents.checkpoint as checkpoint
+    import palaestra.agents.trainer as trainer_module
+    from palaestra.agents.config import preset
+    from palaestra.agents.reporting import read_jsonl
+    from palaestra.agents.selfplay.cli import run_selfplay
+
+    saved: dict[int, dict] = {}
+
+    class Trainer(FakeTrainer):
+        def __init__(self, config, backend=None):
+            super().__init__()
+            self.config, self.step_count, self.evals = config, 0, 0
+
+        def snapshot_reference(self):
+            pass
+
+        def evaluate(self):
+            self.evals += 1
+            return {"eval/accuracy": 0.5}
+
+    def save(trainer, extra=None):
+        saved[trainer.step_count] = json.loads(json.dumps(extra))
+        return tmp_path / f"step_{trainer.step_count}"
+
+    def load(trainer, path):
+        trainer.step_count = max(saved)
+        return saved[max(saved)]
+
+    monkeypatch.setattr(trainer_module, "GRPOTrainer", Trainer)
+    monkeypatch.setattr(checkpoint, "save_checkpoint", save)
+    monkeypatch.setattr(checkpoint, "load_checkpoint", load)
+    monkeypatch.setattr(checkpoint, "latest_checkpoint", lambda out: tmp_path if saved else None)
+    config = preset("tiny", steps=2, sft_steps=0, checkpoint_every=1, output_dir=str(tmp_path / "run"))
+    summary = run_selfplay(config, SelfPlayConfig(proposals_per_type=2), "arith", quiet=True)
+    assert summary["steps"] == 2 and summary["sft_eval"] == {"eval/accuracy": 0.5}
+    kinds = [r["kind"] for r in read_jsonl(tmp_path / "run" / "metrics.jsonl")]
+    assert kinds == ["eval_sft", "selfplay", "selfplay"]
+    assert sorted(saved) == [1, 2] and saved[2]["selfplay"]["step"] == 2
+    resumed = run_selfplay(
+        preset("tiny", steps=3, sft_steps=0, resume=True, output_dir=str(tmp_path / "run")),
+        SelfPlayConfig(proposals_per_type=2),
+        "arith",
+        quiet=True,
+    )
+    assert resumed["steps"] == 3 and resumed["sft_eval"] is None
+    assert (
+        saved[3]["selfplay"]["buffers"]["arith"]["entries"][0]
+        == saved[2]["selfplay"]["buffers"]["arith"]["entries"][0]
+    )
