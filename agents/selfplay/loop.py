@@ -83,10 +83,16 @@ class StepResult:
 class SelfPlay:
     """Buffers, baselines, gate counts and the step counter of one self-play run."""
 
-    def __init__(self, language: Language, config: SelfPlayConfig | None = None, sandbox: Any = None) -> None:
+    def __init__(
+        self,
+        language: Language,
+        config: SelfPlayConfig | None = None,
+        sandbox: Any = None,
+        determinism_pair: tuple[Any, Any] | None = None,
+    ) -> None:
         self.language = language
         self.config = config or SelfPlayConfig()
-        self.gate = Gate(language, sandbox)
+        self.gate = Gate(language, sandbox, determinism_pair=determinism_pair)
         self.sandbox = sandbox
         self.buffers = Buffers(language.task_types, self.config.buffer_capacity, seed=self.config.seed)
         self.baselines = R.Baselines(momentum=self.config.baseline_momentum)

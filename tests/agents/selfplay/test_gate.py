@@ -140,3 +140,13 @@ def test_a_crashing_builder_is_refused_and_counted() -> None:
     result = gate.check("arith", "<task>1+1</task>")
     assert (result.ok, result.reason) == (False, "build_error") and "generator bug" in result.detail
     assert gate.rejection_counts()["build_error"] == 1
+
+
+def test_warm_determinism_pair(sandbox) -> None:
+    from palaestra.sandbox import Sandbox
+
+    with Sandbox(workers=1, hash_seed=1) as one, Sandbox(workers=1, hash_seed=2) as two:
+        gate = Gate(make_language("python"), sandbox, determinism_pair=(one, two))
+        assert gate.check("deduction", GOOD).ok
+        shaky = proposal("def f(n):\n    return list({str(i) for i in range(n)})", "20")
+        assert gate.check("deduction", shaky).reason == "nondeterministic"
