@@ -1,0 +1,294 @@
+"""Write a SQL query for a described result over a generated sqlite database.
+
+The visible database (schema and rows) is in the prompt; the query is graded by result-set
+equality on it and on hidden variants (same schema, different random rows), so a query that
+hard-codes the visible answer fails. Rows are compared as a multiset unless the description
+asks for an order. The submitted SQL runs in-process in sqlite3 on an in-memory copy under an
+authorizer that allows reading and SELECT only (no ATTACH, PRAGMA, writes), ``query_only``, a
+progress-handler step limit (so recursive CTEs and huge joins end), length limits and a row cap.
+
+Generation: about 150 tasks/s at level 5 on one core.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from palaestra.core import Knobs, Task, Verdict, content_hash, knob
+from palaestra.registry import Family, SolverRun, TaskDraft, family
+from palaestra.verifiers.extract import extract_answer
+
+MAX_VM_STEPS = 2_000_000
+MAX_ROWS = 2000
+DEPTS = ("sales", "research", "support", "legal", "ops")
+CITIES = ("Oslo", "Lima", "Pune", "Kyiv", "Cairo", "Quito")
+NAMES = ("Ada", "Ben", "Cleo", "Dan", "Eva", "Finn", "Gus", "Hana", "Ivo", "Jin", "Kai", "Lea", "Mo", "Nia",
+         "Oto", "Pia", "Quin", "Rui", "Sol", "Tao", "Uma", "Vic", "Wen", "Xia", "Yul", "Zoe")  # fmt: skip
+_FENCE = re.compile(r"```[ \t]*(?:sql)?[ \t]*\n(.*?)```", re.DOTALL | re.IGNORECASE)
+_ALLOWED = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE}
+
+
+@dataclass(frozen=True)
+class SqlSynthesisKnobs(Knobs):
+    tier: int = knob(
+        1,
+        low=1,
+        high=6,
+        help="query shape: 1 filter, 2 two filters, 3 group by, 4 having, 5 join, 6 join + group + order",
+    )
+    rows: int = knob(8, low=4, high=200, help="employees per database")
+    variants: int = knob(3, low=1, high=10, help="hidden database variants the query is also graded on")
+
+
+LEVELS = {
+    1: SqlSynthesisKnobs(tier=1, rows=8),
+    2: SqlSynthesisKnobs(tier=2, rows=10),
+    3: SqlSynthesisKnobs(tier=2, rows=14),
+    4: SqlSynthesisKnobs(tier=3, rows=16),
+    5: SqlSynthesisKnobs(tier=3, rows=20),
+    6: SqlSynthesisKnobs(tier=4, rows=24),
+    7: SqlSynthesisKnobs(tier=4, rows=30),
+    8: SqlSynthesisKnobs(tier=5, rows=30),
+    9: SqlSynthesisKnobs(tier=5, rows=40),
+    10: SqlSynthesisKnobs(tier=6, rows=40, variants=4),
+}
+
+SCHEMA = (
+    "CREATE TABLE departments (name TEXT PRIMARY KEY, city TEXT, budget INTEGER);\n"
+    "CREATE TABLE employees (id INTEGER PRIMARY KEY, name TEXT, dept TEXT, salary INTEGER, age INTEGER);"
+)
+
+PROMPT = """A sqlite database has this schema:
+
+{schema}
+
+Rows of departments:
+{departments}
+
+Rows of employees:
+{employees}
+
+Write one SQL SELECT query that returns: {request}
+
+The query is also run on other databases with the same schema and different rows, and must \
+return the right result on every one of them; any correct query is accepted. {order}Answer with \
+the query, for example <answer>SELECT name FROM employees WHERE age > 30</answer>."""
+
+
+def draw_database(rng: np.random.Generator, rows: int) -> dict[str, list[list[Any]]]:
+    depts = [[d, CITIES[int(rng.integers(len(CITIES)))], int(rng.integers(1, 10)) * 1000] for d in DEPTS]
+    employees = []
+    for i in range(rows):
+        name = NAMES[int(rng.integers(len(NAMES)))] + str(int(rng.integers(10, 99)))
+        employees.append(
+            [
+                i + 1,
+                name,
+                DEPTS[int(rng.integers(len(DEPTS)))],
+                int(rng.integers(20, 120)) * 100,
+                int(rng.integers(20, 65)),
+            ]
+        )
+    return {"departments": depts, "employees": employees}
+
+
+def draw_query(tier: int, rng: np.random.Generator) -> tuple[str, str, bool]:
+    """(reference SQL, English request, ordered?)."""
+    dept = DEPTS[int(rng.integers(len(DEPTS)))]
+    salary = int(rng.integers(40, 100)) * 100
+    age = int(rng.integers(28, 55))
+    k = int(rng.integers(2, 4))
+    if tier == 1:
+        return (f"SELECT name FROM employees WHERE salary > {salary}",
+                f"the name of every employee whose salary is greater than {salary}.", False)  # fmt: skip
+    if tier == 2:
+        return (f"SELECT name, age FROM employees WHERE dept = '{dept}' AND age <= {age}",
+                f"the name and age of every employee of department '{dept}' who is at most {age} years old.",
+                False)  # fmt: skip
+    if tier == 3:
+        return (f"SELECT dept, COUNT(*), MAX(salary) FROM employees WHERE age > {age} GROUP BY dept",
+                f"for each department that has employees older than {age}: the department, how many such "
+                f"employees it has, and the highest salary among them (one row per department).", False)  # fmt: skip
+    if tier == 4:
+        return (f"SELECT dept, SUM(salary) FROM employees GROUP BY dept HAVING COUNT(*) >= {k}",
+                f"for each department with at least {k} employees: the department and the total salary of "
+                f"its employees.", False)  # fmt: skip
+    if tier == 5:
+        city = CITIES[int(rng.integers(len(CITIES)))]
+        return (f"SELECT e.name, d.city FROM employees e JOIN departments d ON e.dept = d.name "
+                f"WHERE d.city <> '{city}' AND e.salary >= {salary}",
+                f"the name of every employee earning at least {salary} whose department is not located in "
+                f"{city}, together with the city of that department.", False)  # fmt: skip
+    return (f"SELECT d.city, COUNT(*) AS n FROM employees e JOIN departments d ON e.dept = d.name "
+            f"WHERE e.age < {age} GROUP BY d.city ORDER BY n DESC, d.city ASC LIMIT {k}",
+            f"the {k} cities with the most employees younger than {age} (an employee belongs to the city "
+            f"of their department), with that number; most employees first, ties by city name "
+            f"alphabetically; at most {k} rows.", True)  # fmt: skip
+
+
+def _connect(db: dict[str, list[list[Any]]]) -> sqlite3.Connection:
+    conn = sqlite3.connect(":memory:")
+    conn.executescript(SCHEMA)
+    conn.executemany("INSERT INTO departments VALUES (?, ?, ?)", db["departments"])
+    conn.executemany("INSERT INTO employees VALUES (?, ?, ?, ?, ?)", db["employees"])
+    conn.commit()
+    return conn
+
+
+def _deny_all_but_reads(action: int, *_: Any) -> int:
+    return sqlite3.SQLITE_OK if action in _ALLOWED else sqlite3.SQLITE_DENY
+
+
+def run_query(db: dict[str, list[list[Any]]], sql: str) -> list[tuple[Any, ...]] | str:
+    """Rows of ``sql`` on ``db`` (a fresh in-memory copy, read-only, step-limited) or an error."""
+    conn = _connect(db)
+    try:
+        conn.execute("PRAGMA query_only = ON")
+        conn.setlimit(sqlite3.SQLITE_LIMIT_LENGTH, 100_000)
+        conn.setlimit(sqlite3.SQLITE_LIMIT_SQL_LENGTH, 10_000)
+        conn.setlimit(sqlite3.SQLITE_LIMIT_ATTACHED, 0)
+        conn.set_authorizer(_deny_all_but_reads)
+        steps = [0]
+
+        def progress() -> int:
+            steps[0] += 1
+            return 1 if steps[0] > MAX_VM_STEPS // 1000 else 0
+
+        conn.set_progress_handler(progress, 1000)
+        cursor = conn.execute(sql)
+        rows = cursor.fetchmany(MAX_ROWS + 1)
+        if len(rows) > MAX_ROWS:
+            return f"more than {MAX_ROWS} rows"
+        return [tuple(r) for r in rows]
+    except sqlite3.OperationalError as exc:
+        return "interrupted (step limit)" if "interrupt" in str(exc) else f"error: {str(exc)[:100]}"
+    except (sqlite3.Error, sqlite3.Warning, ValueError, OverflowError, MemoryError) as exc:
+        return f"error: {type(exc).__name__}: {str(exc)[:100]}"
+    finally:
+        conn.close()
+
+
+def same_result(got: list[tuple[Any, ...]], want: list[list[Any]], ordered: bool) -> bool:
+    expected = [tuple(r) for r in want]
+    if ordered:
+        return got == expected
+    return Counter(got) == Counter(expected)
+
+
+def extract_sql(response: str) -> str | None:
+    extraction = extract_answer(response, pattern=_FENCE, allow_bare=False, max_chars=5000)
+    if not extraction.ok or extraction.text is None:
+        return None
+    text = extraction.text
+    fenced = _FENCE.search(text)
+    if fenced:
+        text = fenced.group(1)
+    text = text.strip().rstrip(";").strip()
+    if "\x00" in text:
+        return None
+    if not sqlite3.complete_statement(text + ";") or not re.match(r"(?is)^\s*(select|with)\b", text):
+        return None
+    return text
+
+
+def _rows(table: list[list[Any]]) -> str:
+    return "\n".join("  " + ", ".join(repr(v) for v in row) for row in table)
+
+
+@family(
+    "sql_synthesis",
+    domain="code",
+    knobs=SqlSynthesisKnobs,
+    levels=LEVELS,
+    description="Write a SQL query for a described result; graded by result equality on hidden database variants.",
+    verifier_kind="result-set equality (read-only, step-limited sqlite3)",
+)
+class SqlSynthesis(Family):
+    def generate(self, knobs: SqlSynthesisKnobs, rng: np.random.Generator) -> TaskDraft:
+        for _ in range(500):
+            sql, request, ordered = draw_query(knobs.tier, rng)
+            dbs = [draw_database(rng, knobs.rows) for _ in range(knobs.variants + 1)]
+            results = [run_query(db, sql) for db in dbs]
+            if any(isinstance(r, str) for r in results):
+                continue
+            # degenerate: an empty visible result, or the same result on every database
+            if results[0] and len({tuple(sorted(map(repr, r))) for r in results}) > 1:
+                break
+        else:
+            raise RuntimeError(f"could not draw a query for {knobs}")
+        visible = dbs[0]
+        return TaskDraft(
+            prompt=PROMPT.format(
+                schema=SCHEMA,
+                departments=_rows(visible["departments"]),
+                employees=_rows(visible["employees"]),
+                request=request,
+                order="Rows must come in the order asked for. " if ordered else "Row order does not matter. ",
+            ),
+            answer=sql,
+            metadata={
+                "databases": dbs,
+                "expected": [[list(row) for row in r] for r in results],
+                "ordered": ordered,
+                "tier": knobs.tier,
+                "cells": sum(len(db["employees"]) * 5 for db in dbs),
+                "canonical_hash": content_hash([sql, visible]),
+            },
+        )
+
+    def verify(self, task: Task, response: str) -> Verdict:
+        sql = extract_sql(response)
+        if sql is None:
+            return Verdict.bad_format("expected one SELECT query in <answer> tags or a ```sql block")
+        meta = task.metadata
+        for i, (db, want) in enumerate(zip(meta["databases"], meta["expected"], strict=True)):
+            got = run_query(db, sql)
+            where = "the visible database" if i == 0 else f"hidden database {i}"
+            if isinstance(got, str):
+                if i == 0 and got.startswith("error"):
+                    return Verdict.bad_format(f"the query failed: {got}")
+                return Verdict.wrong(f"on {where}: {got}")
+            if not same_result(got, want, meta["ordered"]):
+                return Verdict.wrong(f"wrong result on {where}")
+        return Verdict.right(parsed=sql[:200])
+
+    def solve_exact(self, task: Task) -> SolverRun:
+        # the generating query; effort = cells scanned times the query tier
+        return SolverRun(
+            f"<answer>{task.answer}</answer>", float(task.metadata["cells"] * task.metadata["tier"])
+        )
+
+    def solve_weak(self, task: Task) -> SolverRun:
+        # writes single-table filters only (no grouping, joins or ordering)
+        tier = int(task.metadata["tier"])
+        return SolverRun(f"<answer>{task.answer}</answer>" if tier <= 2 else None, float(min(tier, 2)))
+
+    def mutated_responses(self, task: Task, rng: np.random.Generator) -> list[str]:
+        sql = task.answer
+        visible = task.metadata["expected"][0]
+        literal = ", ".join(repr(v) for v in visible[0])
+        candidates = [
+            re.sub(r"\d+", lambda m: str(int(m.group()) + 100), sql, count=1),  # a constant changed
+            sql.replace(">=", ">").replace("<=", "<")
+            if ("<=" in sql or ">=" in sql)
+            else sql.replace(">", ">=").replace("<", "<="),
+            "SELECT name FROM employees",
+            f"SELECT {literal}",  # hard-coding a visible row
+            " UNION ALL ".join(
+                "SELECT " + ", ".join(repr(v) for v in row) for row in visible
+            ),  # the visible answer
+            f"SELECT * FROM ({sql}) LIMIT {len(visible) - 1}",  # one row short
+        ]
+        out = []
+        for c in candidates:
+            rows = [run_query(db, c) for db in task.metadata["databases"]]
+            if any(isinstance(r, str) or not same_result(r, w, task.metadata["ordered"])
+                   for r, w in zip(rows, task.metadata["expected"], strict=True)):  # fmt: skip
+                out.append(f"<answer>{c}</answer>")
+        return list(dict.fromkeys(out))

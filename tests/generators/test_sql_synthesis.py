@@ -1,0 +1,68 @@
+"""sql_synthesis: result-set equality on visible and hidden databases, read-only and step-limited."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+import palaestra
+
+ALTERNATIVES = {
+    1: "SELECT e.name FROM employees AS e WHERE NOT (e.salary <= {salary})",
+    4: "SELECT dept, total FROM (SELECT dept, SUM(salary) AS total, COUNT(id) AS n FROM employees GROUP BY dept) WHERE n > {k_minus_1}",
+}
+
+
+def _task(level: int, seed: int = 0):
+    return palaestra.make_task("sql_synthesis", seed=seed, level=level)
+
+
+def test_tier1_expected_rows_match_a_python_filter() -> None:
+    for seed in range(20):
+        task = _task(1, seed)
+        salary = int(task.answer.rsplit(">", 1)[1])
+        for db, rows in zip(task.metadata["databases"], task.metadata["expected"], strict=True):
+            want = Counter((e[1],) for e in db["employees"] if e[3] > salary)
+            assert Counter(tuple(r) for r in rows) == want
+
+
+@pytest.mark.parametrize("level", [1, 6])
+def test_distinct_correct_queries_pass(level: int) -> None:
+    task = _task(level, 3)
+    numbers = [int(t) for t in task.answer.replace(">=", " ").replace(">", " ").split() if t.isdigit()]
+    alternative = ALTERNATIVES[task.metadata["tier"]].format(salary=numbers[-1], k_minus_1=numbers[-1] - 1)
+    for response in (
+        f"<answer>{task.answer}</answer>",
+        f"```sql\n{alternative};\n```",
+        f"<answer>{alternative.lower()}</answer>",
+    ):
+        assert palaestra.verify(task, response).correct, response
+
+
+def test_wrong_hardcoded_and_hostile_queries() -> None:
+    task = _task(5, 1)
+    visible = task.metadata["expected"][0]
+    union = " UNION ALL ".join("SELECT " + ", ".join(repr(v) for v in row) for row in visible)
+    wrong = [
+        union,
+        "SELECT dept, COUNT(*), MIN(salary) FROM employees GROUP BY dept",
+        "SELECT name FROM employees",
+    ]
+    for sql in wrong:
+        verdict = palaestra.verify(task, f"<answer>{sql}</answer>")
+        assert not verdict.correct, sql
+    assert (
+        "hidden" in palaestra.verify(task, f"<answer>{union}</answer>").reason
+    )  # right on the visible one only
+    hostile = [
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT max(x) FROM c",
+        "SELECT count(*) FROM employees a, employees b, employees c, employees d, employees e",
+        "SELECT 1; DELETE FROM employees",
+        "DELETE FROM employees",
+        "SELECT randomblob(1000000000)",
+    ]
+    for sql in hostile:
+        verdict = palaestra.verify(task, f"<answer>{sql}</answer>")
+        assert not verdict.correct and verdict.error is None, sql
+    assert palaestra.verify(task, f"<answer>{task.answer}</answer>").correct  # data untouched
