@@ -28,8 +28,9 @@ def test_language_matches_python_re_on_the_target(seed: int, level: int) -> None
 
 def test_distinct_valid_answers_and_wrong_ones() -> None:
     task = palaestra.make_task("regex_synthesis", seed=1, level=4)
-    lang = task.metadata["language"]
-    listing = "|".join(f"({s})" if s else "()" for s in lang)  # the finite language up to max_len
+    # the short strings of the language listed explicitly, then the target for the rest
+    short = "|".join(f"({s})" for s in task.metadata["language"] if 0 < len(s) <= 2)
+    listing = f"{short}|({task.answer})" if short else f"(({task.answer}))"
     for ok in (
         task.answer,
         f"({task.answer})",
@@ -38,7 +39,13 @@ def test_distinct_valid_answers_and_wrong_ones() -> None:
         f"/{task.answer}/",
     ):
         assert palaestra.verify(task, f"<answer>{ok}</answer>").correct, ok
-    for bad in (".*", "a*", f"({task.answer})a", f"({task.answer})|aaaa", "b+"):
+    for bad in (
+        ".*",
+        "a*",
+        f"({task.answer})a",
+        f"({task.answer})|" + next(n for n in task.metadata["negatives"] if n),
+        "b+",
+    ):
         verdict = palaestra.verify(task, f"<answer>{bad}</answer>")
         assert not verdict.correct and verdict.format_ok, bad
 
