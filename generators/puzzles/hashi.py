@@ -14,7 +14,8 @@ The weak solver is island-sum propagation alone (no crossing or connectivity rea
 branching); it gives up when stuck, and its answer is checked against crossings and connectivity.
 
 Speed (CPU time of one core; the shared machine's wall clock runs several times slower):
-level 1 ~450 tasks/s, level 5 (9x9, 14 islands) ~70/s, level 10 (15x15, 40 islands) ~7/s: about
+level 1 ~750 tasks/s, level 5 (9x9, 14 islands) ~73/s, level 10 (15x15, 40 islands) ~20/s (50
+seeds per level): about
 half of the random layouts are ambiguous, and from level 5 puzzles the weak propagation solves
 are rejected as well.
 """

@@ -14,8 +14,8 @@ between its leftmost and rightmost positions that agree with the known cells; ov
 shaded, cells no run can reach are blank. It never branches and gives up when stuck.
 
 Speed (CPU time of one core; the shared machine's wall clock runs several times slower):
-level 1 ~1,500 tasks/s, level 5 (10x10) ~400/s, level 8 (15x15) ~120/s, level 9 (15x15, needs
-search) ~13/s, level 10 (18x18, needs search) ~6/s: grids that are unique but not line-solvable
+level 1 ~2,000 tasks/s, level 5 (10x10) ~350/s, level 8 (15x15) ~160/s, level 9 (15x15, needs
+search) ~15/s, level 10 (18x18, needs search) ~1.3/s over 50 seeds: grids that are unique but not line-solvable
 are a minority of random grids, and each candidate costs a uniqueness proof by search.
 """
 

@@ -13,9 +13,10 @@ The weak solver is the propagation alone (a unit with k stars is closed, a unit 
 many open cells as missing stars is filled, a star blanks its neighbours); it gives up when stuck.
 
 Speed (CPU time of one core; the shared machine's wall clock runs several times slower):
-level 1 ~1,100 tasks/s, level 5 (8x8, one star) ~65/s, level 7 (10x10) ~8/s, level 8 (8x8, two
-stars) ~130/s, level 10 (10x10, two stars) ~2/s: most random regions need several repair rounds,
-each a uniqueness proof by search.
+level 1 ~1,100 tasks/s, level 4-5 (8x8, one star) ~33/s over 50 seeds (below the 50/s target),
+level 7 (10x10) ~8/s, level 8 (8x8, two stars) ~200/s, level 10 (10x10, two stars) ~2/s: random
+regions need several repair rounds, each a full uniqueness proof by search (an incremental
+re-check after a repair would be the next speed-up).
 """
 
 from __future__ import annotations
