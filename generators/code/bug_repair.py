@@ -6,7 +6,7 @@ edits (a constant off by one, a swapped operator, or a deleted step) are injecte
 observable on its own on the hidden tests. The verifier runs the submitted ``f`` in the shared
 sandbox on the hidden suite (edge cases included); any program that passes it is accepted.
 
-Generation: about 150 tasks/s at level 5 on one core (bug observability is checked by running
+Generation: about 470 tasks/s at level 5 (CPU time, one core; bug observability is checked by running
 our own buggy variants in-process, never model text).
 """
 

@@ -7,7 +7,7 @@ submission must agree with the hidden target on EVERY string over the alphabet o
 most ``max_len`` (an exhaustive check, i.e. language equality up to that length), evaluated
 over the prefix trie so each state set is computed once.
 
-Generation: about 100 tasks/s at level 5 on one core.
+Generation: about 330 tasks/s at level 5 (CPU time, one core).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ asks for an order. The submitted SQL runs in-process in sqlite3 on an in-memory 
 authorizer that allows reading and SELECT only (no ATTACH, PRAGMA, writes), ``query_only``, a
 progress-handler step limit (so recursive CTEs and huge joins end), length limits and a row cap.
 
-Generation: about 150 tasks/s at level 5 on one core.
+Generation: about 320 tasks/s at level 5 (CPU time, one core).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ algorithm W (occurs check, generalisation at ``let``); ill-typed draws are rejec
 is a type such as ``('a -> 'b) -> 'a * 'b``, parsed by our own parser and compared with the
 principal type up to renaming of type variables.
 
-Generation: about 200 tasks/s at level 5 on one core.
+Generation: about 2300 tasks/s at level 5 (CPU time, one core).
 """
 
 from __future__ import annotations
