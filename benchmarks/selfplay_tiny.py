@@ -31,7 +31,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def run_seed(seed: int, steps: int, proposals: int, max_new_tokens: int, out: Path) -> dict[str, Any]:
+def run_seed(
+    seed: int, steps: int, proposals: int, max_new_tokens: int, warm_start_steps: int, out: Path
+) -> dict[str, Any]:
     from palaestra.agents.config import preset
     from palaestra.agents.reporting import read_jsonl
     from palaestra.agents.selfplay import SelfPlayConfig
@@ -48,7 +50,7 @@ def run_seed(seed: int, steps: int, proposals: int, max_new_tokens: int, out: Pa
     )
     sp = SelfPlayConfig(proposals_per_type=proposals, temperature=config.temperature, seed=seed)
     start = time.perf_counter()
-    summary = run_selfplay(config, sp, "arith", quiet=True)
+    summary = run_selfplay(config, sp, "arith", warm_start_steps=warm_start_steps, quiet=True)
     rows = [r for r in read_jsonl(out / "metrics.jsonl") if r.get("kind") == "selfplay"]
     quarter = max(1, len(rows) // 4)
 
@@ -94,6 +96,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--proposals", type=int, default=8)
     parser.add_argument("--max-new-tokens", type=int, default=32)
+    parser.add_argument("--warm-start-steps", type=int, default=150, help="DSL-format SFT before self-play")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         results = [

@@ -44,6 +44,12 @@ def add_selfplay_arguments(parser: argparse.ArgumentParser) -> None:
         "--selfplay-reward", choices=FORMS, default="azr", help="proposer learnability form (default: azr)"
     )
     g.add_argument(
+        "--selfplay-warm-start-steps",
+        type=int,
+        default=0,
+        help="arith only: SFT steps on random DSL proposals and their answers before self-play (default: 0)",
+    )
+    g.add_argument(
         "--selfplay-catalog-fraction",
         type=float,
         default=0.0,
@@ -65,7 +71,12 @@ def selfplay_config_from_args(args: argparse.Namespace, train_config: Any) -> Se
 
 
 def run_selfplay(
-    config: Any, selfplay_config: SelfPlayConfig, language: str, *, quiet: bool = False
+    config: Any,
+    selfplay_config: SelfPlayConfig,
+    language: str,
+    *,
+    warm_start_steps: int = 0,
+    quiet: bool = False,
 ) -> dict[str, Any]:
     """A self-play run: optional SFT warm start, then ``config.steps`` self-play steps; writes
     ``metrics.jsonl`` (kinds ``eval_sft`` and ``selfplay``), checkpoints whose ``extra`` holds the
@@ -99,6 +110,11 @@ def run_selfplay(
         else:
             if config.sft_steps > 0:
                 _sft_phase(trainer, out / "metrics.jsonl", config, say)
+            if warm_start_steps > 0 and language == "arith":  # teach the DSL format to both roles
+                from .warmstart import proposer_warm_start
+
+                losses = proposer_warm_start(trainer, play.language, steps=warm_start_steps, seed=config.seed)
+                write_jsonl(out / "metrics.jsonl", {"kind": "selfplay_warm_start", "loss": losses[-1]})
             trainer.snapshot_reference()
             trainer.sync()
             sft_eval = trainer.evaluate()  # the starting point self-play is measured against
@@ -138,7 +154,12 @@ def run_selfplay_train(args: argparse.Namespace, config: Any) -> int:
         raise ValueError(
             "self-play training needs torch and transformers: pip install 'palaestra[train]'"
         ) from None
-    run_selfplay(config, selfplay_config_from_args(args, config), args.selfplay_language)
+    run_selfplay(
+        config,
+        selfplay_config_from_args(args, config),
+        args.selfplay_language,
+        warm_start_steps=args.selfplay_warm_start_steps,
+    )
     return 0
 
 

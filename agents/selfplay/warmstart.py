@@ -1,0 +1,104 @@
+"""Warm start for the ``arith`` language: teach a fresh (tiny) model the proposal format.
+
+A model that never saw the DSL writes no valid proposals, every proposer reward is
+``REWARD_INVALID``, all proposer advantages are zero and self-play cannot start. These helpers
+draw random valid DSL programs and turn them into SFT pairs for both roles: (proposer prompt ->
+``<task>program</task>``) and (solver prompt -> ``<answer>value</answer>``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .arith import ArithError
+from .languages import ArithLanguage, SelfPlayTask
+
+_OPS = ("+", "-", "*", "/")
+
+
+def random_expression(rng: np.random.Generator, depth: int = 2) -> str:
+    """A random DSL expression over small integers (may still be refused, e.g. 1/0)."""
+    if depth == 0 or rng.random() < 0.3:
+        return str(int(rng.integers(0, 20)))
+    left, right = random_expression(rng, depth - 1), random_expression(rng, depth - 1)
+    op = _OPS[int(rng.integers(len(_OPS)))]
+    text = f"{left}{op}{right}"
+    return f"({text})" if rng.random() < 0.5 else text
+
+
+def random_program(rng: np.random.Generator, max_depth: int = 3) -> str:
+    """A random ``eval`` or linear ``solve`` program."""
+    depth = int(rng.integers(1, max_depth + 1))
+    if rng.random() < 0.3:
+        a, b, c = (int(rng.integers(1, 10)) for _ in range(3))
+        return f"solve {a}*x+{b}={c}"
+    return random_expression(rng, depth)
+
+
+def random_tasks(language: ArithLanguage, n: int, rng: np.random.Generator) -> list[SelfPlayTask]:
+    """``n`` valid tasks built from random programs (invalid draws are skipped)."""
+    out: list[SelfPlayTask] = []
+    while len(out) < n:
+        try:
+            out.append(language.build("arith", f"<task>{random_program(rng)}</task>"))
+        except (ArithError, ValueError):
+            continue
+    return out
+
+
+def warm_start_pairs(
+    language: ArithLanguage, n: int, rng: np.random.Generator, references: int = 0
+) -> list[tuple[str, str]]:
+    """``n`` (prompt, response) text pairs, alternating proposer and solver examples."""
+    tasks = random_tasks(language, n + references, rng)
+    pairs = []
+    for k, task in enumerate(tasks[:n]):
+        if k % 2 == 0:
+            refs = tasks[n : n + references]
+            pairs.append((language.proposer_prompt("arith", refs), f"<task>{task.source}</task>"))
+        else:
+            pairs.append((task.prompt, f"<answer>{task.payload['answer']}</answer>"))
+    return pairs
+
+
+def proposer_warm_start(
+    trainer: Any,
+    language: ArithLanguage,
+    *,
+    steps: int,
+    batch_size: int = 16,
+    learning_rate: float = 3e-3,
+    seed: int = 0,
+) -> list[float]:
+    """SFT ``trainer.policy`` on :func:`warm_start_pairs` (needs torch); returns the losses."""
+    import torch
+
+    from palaestra.agents.sft import sft_loss
+
+    chat = trainer.chat
+    pad = chat.tokenizer.pad_token_id if chat.tokenizer.pad_token_id is not None else chat.eos_token_id
+    optimizer = torch.optim.AdamW(trainer.policy.parameters(), lr=learning_rate, weight_decay=0.0)
+    trainer.policy.train()
+    losses = []
+    for step in range(steps):
+        rng = np.random.default_rng([seed, 7919, step])
+        batch = [
+            (chat.prompt_ids(p), chat.response_ids(r)) for p, r in warm_start_pairs(language, batch_size, rng)
+        ]
+        loss = sft_loss(trainer.policy, batch, trainer.device, pad)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(trainer.policy.parameters(), 1.0)
+        optimizer.step()
+        losses.append(float(loss.detach()))
+    trainer.policy.eval()
+    return losses
+
+
+def pairs_summary(pairs: Sequence[tuple[str, str]]) -> dict[str, int]:
+    """How many proposer and solver examples a pair list holds."""
+    proposer = sum(1 for _, r in pairs if r.startswith("<task>"))
+    return {"proposer": proposer, "solver": len(pairs) - proposer}
