@@ -41,6 +41,9 @@ def add_cli(subparsers: Any) -> None:
                 help=help_text,
                 metavar=f.name.upper() if not choices else None,
             )
+    from palaestra.agents.selfplay.cli import add_selfplay_arguments
+
+    add_selfplay_arguments(p)  # --selfplay and its options (docs/selfplay.md)
     p.set_defaults(run=run_train)
 
 
@@ -60,6 +63,10 @@ def run_train(args: argparse.Namespace) -> int:
     from palaestra.agents.policy import check_families
 
     check_families(config.family_list())  # the cheapest check first, even without torch
+    if getattr(args, "selfplay", False):
+        from palaestra.agents.selfplay.cli import run_selfplay_train
+
+        return run_selfplay_train(args, config)
     try:
         import torch  # noqa: F401
         import transformers  # noqa: F401
