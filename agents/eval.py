@@ -558,9 +558,12 @@ def sample_responses(
     prompts = []
     for task in tasks:
         if getattr(tokenizer, "chat_template", None):
-            ids = tokenizer.apply_chat_template(
-                [{"role": "user", "content": task.prompt}], add_generation_prompt=True, tokenize=True
+            # render to text, then tokenize: with tokenize=True newer transformers return a
+            # mapping, and list() of it would be its keys, not token ids
+            text = tokenizer.apply_chat_template(
+                [{"role": "user", "content": task.prompt}], add_generation_prompt=True, tokenize=False
             )
+            ids = tokenizer(text, add_special_tokens=False)["input_ids"]
         else:
             ids = tokenizer(task.prompt)["input_ids"]
         prompts.append(list(ids))
