@@ -54,7 +54,7 @@ LEVELS = {
     3: BimaruKnobs(size=6),
     4: BimaruKnobs(size=7, min_reveals=3),
     5: BimaruKnobs(size=7),
-    6: BimaruKnobs(size=8, min_reveals=3),
+    6: BimaruKnobs(size=8),
     7: BimaruKnobs(size=8, allow_easy=False),
     8: BimaruKnobs(size=9, min_reveals=3, allow_easy=False),
     9: BimaruKnobs(size=9, allow_easy=False),
