@@ -40,10 +40,15 @@ def test_wordle_marks_match_the_textbook_and_the_vectorised_version(
     assert wordle_all(np.array([secret]), guess)[0] == encode(marks)
 
 
-@given(seed=st.integers(0, 2**63 - 1), level=st.integers(1, 8))
+WORDLE = {"feedback": "wordle", "digits": 4, "alphabet": 5}
+
+
+@given(seed=st.integers(0, 2**63 - 1), level=st.integers(1, 5), wordle_mode=st.booleans())
 @settings(max_examples=30, deadline=None)
-def test_exactly_one_answer_fits_by_brute_force(seed: int, level: int) -> None:
-    task = palaestra.make_task("number_guessing", seed=seed, level=level)
+def test_exactly_one_answer_fits_by_brute_force(seed: int, level: int, wordle_mode: bool) -> None:
+    """Levels 1-5 (up to 10**5 numbers) and Wordle mode are small enough to enumerate."""
+    knobs = WORDLE if wordle_mode else {}
+    task = palaestra.make_task("number_guessing", seed=seed, level=level, **knobs)
     knobs = NumberGuessingKnobs.build(task.knobs)
     clues = task.metadata["clues"]
     if knobs.feedback == "higher_lower":
@@ -68,6 +73,21 @@ def test_formats_and_wrong_answers() -> None:
     assert palaestra.verify(task, f"\\boxed{{{task.answer}}}").correct
     assert not palaestra.verify(task, f"<answer>{int(task.answer) + 1}</answer>").correct
     assert not palaestra.verify(task, "<answer>forty</answer>").format_ok
-    wordle_task = palaestra.make_task("number_guessing", seed=3, level=7)
+    wordle_task = palaestra.make_task("number_guessing", seed=3, level=3, **WORDLE)
     assert palaestra.verify(wordle_task, f"<answer>{wordle_task.answer}</answer>").correct
     assert not palaestra.verify(wordle_task, f"<answer>{wordle_task.answer[::-1]}x</answer>").format_ok
+
+
+def test_wordle_game_is_won_by_the_reference_player() -> None:
+    from palaestra.envs.interactive import InteractiveEnv
+
+    env = InteractiveEnv(
+        "number_guessing", knobs={"feedback": "wordle", "digits": 4, "alphabet": 6, "slack": 4}
+    )
+    for seed in range(8):
+        env.reset(seed=seed)
+        while True:
+            _, reward, terminated, truncated, info = env.step(env.episode.reference_action())
+            if terminated or truncated:
+                break
+        assert info["outcome"] == "solved" and reward == 1.0
