@@ -20,7 +20,6 @@ search on 10x10 runs to thousands of nodes. Below the 50/s target from level 6 o
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -29,6 +28,8 @@ import numpy as np
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
+
+from ._binary_grid import parse_binary_grid
 
 MAX_ATTEMPTS = 100
 MAX_CHARS = 5000
@@ -268,32 +269,10 @@ example only (a 4x4 grid, not a solution of this puzzle):
 
 _SHIP = set("#1XxS■")
 _WATER = set("~.0-_wW")
-_SPACES = re.compile(r"[\s|,;\[\]]+")
-_PREFIX = re.compile(r"^\s*(?:row\s*\d+\s*[:.)-]|r\d+\s*[:.)-])\s*", re.IGNORECASE)
 
 
 def parse_ships(text: str, n: int) -> tuple[list[list[int]] | None, str]:
-    if len(text) > MAX_CHARS:
-        return None, f"the answer is longer than {MAX_CHARS} characters"
-    rows = []
-    for line in text.strip().splitlines():
-        body = _SPACES.sub("", _PREFIX.sub("", line))
-        if not body:
-            continue
-        row = []
-        for ch in body:
-            if ch in _SHIP:
-                row.append(1)
-            elif ch in _WATER:
-                row.append(0)
-            else:
-                return None, f"could not read a row of cells from {line.strip()[:40]!r}"
-        rows.append(row)
-    if len(rows) == 1 and len(rows[0]) == n * n:
-        rows = [rows[0][r * n : (r + 1) * n] for r in range(n)]
-    if len(rows) != n or any(len(r) != n for r in rows):
-        return None, f"expected {n} rows of {n} cells"
-    return rows, ""
+    return parse_binary_grid(text, n, n, _SHIP, _WATER, MAX_CHARS)
 
 
 def grid_text(n: int, ship: int) -> str:

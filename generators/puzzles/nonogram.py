@@ -21,7 +21,6 @@ are a minority of random grids, and each candidate costs a uniqueness proof by s
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -30,6 +29,8 @@ import numpy as np
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
+
+from ._binary_grid import parse_binary_grid
 
 TIERS = ("line", "search")
 MAX_ATTEMPTS = 3000
@@ -279,36 +280,11 @@ Give the grid inside <answer>...</answer>: {h} lines, one per row, each with {w}
 
 _SHADED = set("#1Xx■█")
 _BLANK = set(".0-_·□")
-_SPACES = re.compile(r"[\s|,;\[\]]+")
-_PREFIX = re.compile(r"^\s*(?:row\s*\d+\s*[:.)-]|r\d+\s*[:.)-])\s*", re.IGNORECASE)
 
 
 def parse_picture(text: str, w: int, h: int) -> tuple[list[list[int]] | None, str]:
     """Read h lines of w cells (#/1/X shaded, ./0/- blank); separators between cells allowed."""
-    if len(text) > MAX_CHARS:
-        return None, f"the answer is longer than {MAX_CHARS} characters"
-    rows = []
-    for line in text.strip().splitlines():
-        body = _SPACES.sub("", _PREFIX.sub("", line))
-        if not body:
-            continue
-        row = []
-        for ch in body:
-            if ch in _SHADED:
-                row.append(1)
-            elif ch in _BLANK:
-                row.append(0)
-            else:
-                return None, f"could not read a row of cells from {line.strip()[:40]!r}"
-        rows.append(row)
-    if len(rows) == 1 and len(rows[0]) == w * h:
-        rows = [rows[0][r * w : (r + 1) * w] for r in range(h)]
-    if len(rows) != h:
-        return None, f"expected {h} rows, found {len(rows)}"
-    for i, row in enumerate(rows):
-        if len(row) != w:
-            return None, f"row {i + 1} has {len(row)} cells, expected {w}"
-    return rows, ""
+    return parse_binary_grid(text, w, h, _SHADED, _BLANK, MAX_CHARS)
 
 
 def picture(cells: list[int], w: int, h: int) -> str:

@@ -21,7 +21,6 @@ re-check after a repair would be the next speed-up).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import networkx as nx
@@ -30,6 +29,8 @@ import numpy as np
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
+
+from ._binary_grid import parse_binary_grid
 
 MAX_ATTEMPTS = 200
 MAX_FIXES = 400
@@ -337,32 +338,10 @@ not a solution of this puzzle):
 
 _STAR = set("*1#Xx★S")
 _EMPTY = set(".0-_oO")
-_SPACES = re.compile(r"[\s|,;\[\]]+")
-_PREFIX = re.compile(r"^\s*(?:row\s*\d+\s*[:.)-]|r\d+\s*[:.)-])\s*", re.IGNORECASE)
 
 
 def parse_stars(text: str, n: int) -> tuple[list[list[int]] | None, str]:
-    if len(text) > MAX_CHARS:
-        return None, f"the answer is longer than {MAX_CHARS} characters"
-    rows = []
-    for line in text.strip().splitlines():
-        body = _SPACES.sub("", _PREFIX.sub("", line))
-        if not body:
-            continue
-        row = []
-        for ch in body:
-            if ch in _STAR:
-                row.append(1)
-            elif ch in _EMPTY:
-                row.append(0)
-            else:
-                return None, f"could not read a row of cells from {line.strip()[:40]!r}"
-        rows.append(row)
-    if len(rows) == 1 and len(rows[0]) == n * n:
-        rows = [rows[0][r * n : (r + 1) * n] for r in range(n)]
-    if len(rows) != n or any(len(r) != n for r in rows):
-        return None, f"expected {n} rows of {n} cells"
-    return rows, ""
+    return parse_binary_grid(text, n, n, _STAR, _EMPTY, MAX_CHARS)
 
 
 def board_text(n: int, region: list[int]) -> str:
