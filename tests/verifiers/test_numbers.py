@@ -75,7 +75,10 @@ def test_round_trip_through_every_rendering(value: Fraction) -> None:
     assert parse_rational(format_rational(value)) == value
     assert parse_rational(f"\\frac{{{abs(value.numerator)}}}{{{value.denominator}}}") == abs(value)
     if value.denominator in (1, 2, 4, 5, 8, 10, 20, 25, 50, 100):
-        decimal = f"{float(value):.6f}"
+        # exact decimal digits from integer arithmetic (a float would round large values)
+        scaled = abs(value.numerator) * (10**6 // value.denominator)
+        whole, frac = divmod(scaled, 10**6)
+        decimal = f"{'-' if value < 0 else ''}{whole}.{frac:06d}"
         assert parse_rational(decimal) == value
 
 
