@@ -120,3 +120,18 @@ def z3_effort(solver: z3.Solver | z3.Optimize) -> float:
         return float(stats.get_key_value("rlimit count")) / 1000.0
     except z3.Z3Exception:
         return 0.0
+
+
+def prove_valid(claim: z3.BoolRef, timeout_ms: int) -> tuple[str, str, float]:
+    """Check that ``claim`` holds everywhere: ("valid" | "counterexample" | "unknown", the
+    counterexample as ``name=value`` pairs, z3 effort)."""
+    solver = z3.Solver(ctx=claim.ctx)
+    solver.set("timeout", timeout_ms)
+    solver.add(z3.Not(claim))
+    result = solver.check()
+    effort = z3_effort(solver)
+    if result == z3.sat:
+        model = solver.model()
+        shown = ", ".join(f"{d.name()}={model[d]}" for d in sorted(model.decls(), key=lambda d: d.name()))
+        return "counterexample", shown[:200], effort
+    return ("valid" if result == z3.unsat else "unknown"), "", effort

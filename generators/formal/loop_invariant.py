@@ -23,7 +23,7 @@ import numpy as np
 import z3
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
-from palaestra.generators.formal._common import VERIFY_TIMEOUT_MS, z3_effort
+from palaestra.generators.formal._common import VERIFY_TIMEOUT_MS, prove_valid
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
 
@@ -305,16 +305,11 @@ def check_invariant(
         return Verdict.bad_format(f"cannot read the invariant: {exc}"), 0.0
     effort = 0.0
     for name, claim in claims:
-        solver = z3.Solver(ctx=claim.ctx)
-        solver.set("timeout", timeout_ms)
-        solver.add(z3.Not(claim))
-        result = solver.check()
-        effort += z3_effort(solver)
-        if result == z3.sat:
-            model = solver.model()
-            shown = ", ".join(f"{d.name()}={model[d]}" for d in sorted(model.decls(), key=lambda d: d.name()))
-            return Verdict.wrong(f"{name} fails, e.g. at {shown[:200]}", parsed=inv_text), effort
-        if result != z3.unsat:
+        outcome, shown, spent = prove_valid(claim, timeout_ms)
+        effort += spent
+        if outcome == "counterexample":
+            return Verdict.wrong(f"{name} fails, e.g. at {shown}", parsed=inv_text), effort
+        if outcome == "unknown":
             return Verdict.failure(f"z3 gave up checking {name}"), effort
     return Verdict.right(parsed=inv_text), effort
 

@@ -20,7 +20,7 @@ import numpy as np
 import z3
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
-from palaestra.generators.formal._common import VERIFY_TIMEOUT_MS, z3_effort
+from palaestra.generators.formal._common import VERIFY_TIMEOUT_MS, prove_valid
 from palaestra.generators.formal.loop_invariant import ParseError, _Parser, tokenize
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
@@ -96,16 +96,11 @@ def check_ranking(
             z3.Implies(z3.And(guard, step), r_next <= r - 1),
         ),
     ):
-        solver = z3.Solver(ctx=ctx)
-        solver.set("timeout", timeout_ms)
-        solver.add(z3.Not(claim))
-        result = solver.check()
-        effort += z3_effort(solver)
-        if result == z3.sat:
-            model = solver.model()
-            shown = ", ".join(f"{d.name()}={model[d]}" for d in sorted(model.decls(), key=lambda d: d.name()))
-            return Verdict.wrong(f"not {name}, e.g. at {shown[:200]}", parsed=text), effort
-        if result != z3.unsat:
+        outcome, shown, spent = prove_valid(claim, timeout_ms)
+        effort += spent
+        if outcome == "counterexample":
+            return Verdict.wrong(f"not {name}, e.g. at {shown}", parsed=text), effort
+        if outcome == "unknown":
             return Verdict.failure(f"z3 gave up checking that r is {name}"), effort
     return Verdict.right(parsed=text), effort
 
