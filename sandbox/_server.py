@@ -61,6 +61,7 @@ class Server:
         self.layers["privdrop"] = "uid" if self.uid is not None else ("userns" if self.userns else None)
         self._build_landlock()
         self._build_seccomp()
+        self.layers["malloc_arenas"] = hd.limit_malloc_arenas()
         self.baseline_vm = _vm_size()
 
     def _try(self, layer: str, fn, *args) -> bool:

@@ -133,6 +133,18 @@ def test_threads_are_allowed(sandbox):
     assert r.status == "ok" and r.stdout == "[0, 1, 4, 9, 16, 25, 36, 49]\n", r
 
 
+def test_many_live_threads_fit_the_default_memory_limit(sandbox):
+    # The limit is on address space; glibc's 64 MiB per-thread malloc arenas used to exhaust it
+    # after 7 threads, so "threads are allowed" failed as soon as they lived at the same time.
+    code = (
+        "import threading\nbarrier = threading.Barrier(17)\n"
+        "ts = [threading.Thread(target=barrier.wait) for _ in range(16)]\n"
+        "[t.start() for t in ts]; barrier.wait(); [t.join() for t in ts]\nprint('joined', len(ts))"
+    )
+    r = sandbox.run(code, timeout_s=PATIENT, memory_mb=512)
+    assert r.status == "ok" and r.stdout == "joined 16\n", r
+
+
 def test_non_daemon_threads_are_joined_like_python(sandbox):
     r = sandbox.run("import threading, time\nthreading.Thread(target=lambda: (time.sleep(0.2), print('late'))).start()", timeout_s=PATIENT)
     assert r.status == "ok" and r.stdout == "late\n"
