@@ -26,7 +26,7 @@ on the canonical Gram matrix (each monomial of p put on the diagonal when it is 
 otherwise on the most balanced pair), one block per parity class of exponents, with at most
 ``WEAK_MAX_BASIS`` basis monomials; it gives up when that matrix is not PSD, which happens as
 soon as the Gram matrix has free entries that must be chosen well. Level 5 generates at about
-270 tasks/s on one core (level 10: about 70), measured under shared load.
+200-270 tasks/s on one core (level 10: about 50-70), measured under shared load.
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ MAX_TOKENS = 3000
 MAX_DEPTH = 40  # parenthesis nesting
 MAX_NUMBER_DIGITS = 30
 MAX_EXPONENT = 16
+MAX_COEFFICIENT_BITS = 4000
 MAX_TERMS = 120  # top-level terms of the certificate
 MAX_FACTORS = 60  # factors of one term
 DEGREE_SLACK = 4  # intermediate polynomials may exceed deg p by this much
@@ -81,8 +82,10 @@ class InequalityKnobs(Knobs):
 
 
 LEVELS = {
-    1: InequalityKnobs(variables=1, degree=2, squares=2, terms=2, coefficient=3),
-    2: InequalityKnobs(variables=2, degree=2, squares=2, terms=2, homogeneous=True, weights="integers"),
+    1: InequalityKnobs(variables=1, degree=2, squares=2, terms=2, coefficient=6),
+    2: InequalityKnobs(
+        variables=2, degree=2, squares=2, terms=2, coefficient=5, homogeneous=True, weights="integers"
+    ),
     3: InequalityKnobs(variables=2, degree=2, squares=3, terms=3, weights="integers"),
     4: InequalityKnobs(variables=3, degree=2, squares=3, terms=3, coefficient=4, weights="integers"),
     5: InequalityKnobs(variables=2, degree=4, squares=3, terms=3, homogeneous=True, weights="integers"),
@@ -480,6 +483,8 @@ class _Scanner:
                 if divide and c == 0:
                     raise CertificateError("division by zero")
                 coef = coef / c if divide else coef * c
+                if coef.numerator.bit_length() + coef.denominator.bit_length() > MAX_COEFFICIENT_BITS:
+                    raise CertificateError("a coefficient too large")
                 continue
             if divide:
                 raise CertificateError("division by a non-constant polynomial")
@@ -563,7 +568,8 @@ def read_certificate(
     if len(sides) > 2:
         raise CertificateError("more than one '=' in the certificate")
     lhs = None
-    if len(sides) == 2 and not _LHS_NAME.match(sides[0]):
+    named = _LHS_NAME.match(sides[0]) and sides[0].strip()[0] not in NAMES[:n]  # "p =", "f(x, y) ="
+    if len(sides) == 2 and not named:
         lhs, _ = _Scanner(tokenize(sides[0]), n, orthant, max_degree).parse()
     scanner = _Scanner(tokenize(sides[-1]), n, orthant, max_degree)
     value, problems = scanner.parse()
