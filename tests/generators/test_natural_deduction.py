@@ -1,0 +1,310 @@
+"""natural_deduction: prover output checks, single-step corruptions are named, any proof counts,
+eigenvariable and scope violations fail, pathological input is bounded, feedback names the step."""
+
+from __future__ import annotations
+
+import itertools
+import re
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from palaestra.core import Difficulty, Task
+from palaestra.envs.feedback import FeedbackEnv
+from palaestra.generators.formal.natural_deduction import (
+    ATOMS,
+    canonical_form,
+    corrupt_citation,
+    corrupt_formula,
+    parse_formula,
+    render,
+)
+from palaestra.registry import get, make_task, verify
+
+FAMILY = "natural_deduction"
+IMPL = get(FAMILY).impl
+_FIRST = re.compile(r"^line (\d+):")
+
+
+def wrap(lines: list[str]) -> str:
+    return "<answer>\n" + "\n".join(lines) + "\n</answer>"
+
+
+def sequent_task(premises: list[str], conclusion: str) -> Task:
+    """A hand-made task: the verifier reads only the premises and conclusion."""
+    return Task(
+        family=FAMILY,
+        family_version=IMPL.version,
+        difficulty=Difficulty(level=None, knobs={}),
+        seed=0,
+        prompt="",
+        answer="",
+        metadata={"premises": premises, "conclusion": conclusion, "first_order": True},
+    )
+
+
+def holds(f: tuple, row: dict[str, bool]) -> bool:
+    """An independent truth-table evaluator (propositional formulas only)."""
+    tag = f[0]
+    if tag == "A":
+        return row[f[1]]
+    if tag == "F":
+        return False
+    if tag == "N":
+        return not holds(f[1], row)
+    a, b = holds(f[1], row), holds(f[2], row)
+    return a and b if tag == "&" else a or b if tag == "|" else (not a) or b
+
+
+# --------------------------------------------------------------------------------------------
+# Generated tasks: every reference proof checks, mutations fail, validity cross-checked
+# --------------------------------------------------------------------------------------------
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**32), level=st.integers(1, 10))
+def test_every_generated_proof_checks(seed: int, level: int) -> None:
+    task = make_task(FAMILY, seed=seed, level=level)
+    assert verify(task, IMPL.reference_response(task)).correct
+    assert verify(task, IMPL.solve_exact(task).response).correct
+    mutations = IMPL.mutated_responses(task, np.random.default_rng(seed))
+    assert len(set(mutations)) >= 3
+    for response in mutations:
+        assert not verify(task, response).correct, response
+    if not task.metadata["first_order"]:
+        premises = [parse_formula(p) for p in task.metadata["premises"]]
+        conclusion = parse_formula(task.metadata["conclusion"])
+        atoms = ATOMS[: task.knobs["atoms"]]
+        rows = [
+            dict(zip(atoms, bits, strict=True))
+            for bits in itertools.product((False, True), repeat=len(atoms))
+        ]
+        models = [r for r in rows if all(holds(p, r) for p in premises)]
+        assert models, "the premises must be satisfiable"
+        assert all(holds(conclusion, r) for r in models), "the sequent must be valid"
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32), level=st.integers(1, 9), data=st.data())
+def test_random_single_step_corruptions_name_the_step(seed: int, level: int, data) -> None:
+    task = make_task(FAMILY, seed=seed, level=level)
+    lines = task.answer.split("\n")
+    k = data.draw(st.integers(0, len(lines) - 1))
+    kind = data.draw(st.sampled_from(["citation", "formula", "rule"]))
+    if kind == "citation":
+        bad = corrupt_citation(lines[k])
+    elif kind == "formula":
+        bad = corrupt_formula(lines[k])
+    else:
+        head, rule, cites = re.match(r"^(.*) \[(\S+)(.*)\]$", lines[k]).groups()
+        bad = f"{head} [{'∨I' if rule == '∧I' else '∧I'}{cites}]"
+    verdict = verify(task, wrap(lines[:k] + [bad] + lines[k + 1 :]))
+    assert not verdict.correct and verdict.format_ok and verdict.error is None, verdict
+    named = _FIRST.match(verdict.reason)
+    assert named, verdict.reason
+    if kind == "formula":
+        assert k + 1 <= int(named[1]) <= len(lines)  # the line itself or the first one that uses it
+    else:
+        assert int(named[1]) == k + 1, verdict.reason
+
+
+def test_canonical_hash_ignores_renaming_of_atoms() -> None:
+    a = [parse_formula("P → (Q ∧ R)"), parse_formula("¬R ∨ S")]
+    b = [parse_formula("¬Q ∨ S"), parse_formula("R → (P ∧ Q)")]  # P->R, Q->P, R->Q; premises swapped
+    assert canonical_form(a, parse_formula("P → S")) == canonical_form(b, parse_formula("R → S"))
+    assert canonical_form(a, parse_formula("P → S")) != canonical_form(a, parse_formula("S → P"))
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32), level=st.integers(1, 10))
+def test_render_parse_round_trip(seed: int, level: int) -> None:
+    task = make_task(FAMILY, seed=seed, level=level)
+    for text in [*task.metadata["premises"], task.metadata["conclusion"]]:
+        f = parse_formula(text)
+        assert render(f) == text and parse_formula(render(f)) == f
+
+
+# --------------------------------------------------------------------------------------------
+# Hand-written proofs: several valid ones pass, wrong ones fail at the named line
+# --------------------------------------------------------------------------------------------
+
+MODUS_TOLLENS = sequent_task(["P → Q", "¬Q"], "¬P")
+
+
+def test_two_different_valid_proofs_of_modus_tollens_pass() -> None:
+    intuitionistic = [
+        "1. P → Q [premise]",
+        "2. ¬Q [premise]",
+        "3. | P [assume]",
+        "4. | Q [→E 1, 3]",
+        "5. | ⊥ [¬E 4, 2]",
+        "6. ¬P [¬I 3-5]",
+    ]
+    classical = [
+        "1. ¬Q [premise]",
+        "2. P → Q [premise]",
+        "3. | ¬¬P [assume]",
+        "4. | P [¬¬E 3]",
+        "5. | Q [→E 2, 4]",
+        "6. | ⊥ [¬E 1, 5]",
+        "7. ¬P [RAA 3-6]",
+    ]
+    ascii_variant = [  # ASCII connectives, bars before the number, rule aliases, a separator line
+        "1: P -> Q [Premise]",
+        "2: ~Q [premise]",
+        "| 3. P [Assumption]",
+        "|----",
+        "| 4. Q [MP 1,3]",
+        "| 5. Q [R 4]",
+        "| 6. _|_ [~E 2, 5]",
+        "7) ~P [~I 3 – 6]",
+    ]
+    for proof in (intuitionistic, classical, ascii_variant):
+        verdict = IMPL.verify(MODUS_TOLLENS, wrap(proof))
+        assert verdict.correct, (proof, verdict.reason)
+    fenced = "Proof:\n<answer>\n```\n" + "\n".join(intuitionistic) + "\n```\n</answer>"
+    assert IMPL.verify(MODUS_TOLLENS, fenced).correct
+
+
+def test_wrong_proofs_fail_at_the_named_line() -> None:
+    good = ["1. P → Q [premise]", "2. ¬Q [premise]", "3. | P [assume]", "4. | Q [→E 1, 3]"]
+    wrong = [
+        # the subproof is never closed: the conclusion sits inside it
+        ("line 6", good + ["5. | ⊥ [¬E 4, 2]", "6. | ¬P [¬I 3-5]"]),
+        # cites a line inside a closed subproof
+        ("line 6", good + ["5. | ⊥ [¬E 4, 2]", "6. Q [R 4]", "7. ¬P [¬I 3-5]"]),
+        # →E with the wrong minor premise
+        ("line 3", ["1. P → Q [premise]", "2. ¬Q [premise]", "3. ¬P [→E 1, 2]"]),
+        # not a premise of this sequent
+        ("line 2", ["1. P → Q [premise]", "2. Q [premise]"]),
+        # ¬I from a subproof that does not end in ⊥
+        ("line 5", good + ["5. ¬P [¬I 3-4]"]),
+        # a line with bars but no open subproof
+        ("line 1", ["1. | P → Q [premise]"]),
+    ]
+    for where, proof in wrong:
+        verdict = IMPL.verify(MODUS_TOLLENS, wrap(proof))
+        assert not verdict.correct and verdict.reason.startswith(where + ":"), (where, verdict.reason)
+    unfinished = IMPL.verify(MODUS_TOLLENS, wrap(good + ["5. | ⊥ [¬E 4, 2]"]))
+    assert not unfinished.correct and "line 5" in unfinished.reason
+    ends_elsewhere = IMPL.verify(MODUS_TOLLENS, wrap(["1. P → Q [premise]"]))
+    assert not ends_elsewhere.correct and "not the conclusion" in ends_elsewhere.reason
+
+
+def test_classical_and_disjunction_proofs() -> None:
+    lem = sequent_task([], "P ∨ ¬P")
+    proof = [
+        "1. | ~(P | ~P) [assume]",
+        "2. | | P [assume]",
+        "3. | | P | ~P [|I 2]",
+        "4. | | _|_ [~E 3, 1]",
+        "5. | ~P [~I 2-4]",
+        "6. | P | ~P [|I 5]",
+        "7. | _|_ [~E 6, 1]",
+        "8. P | ~P [RAA 1-7]",
+    ]
+    assert IMPL.verify(lem, wrap(proof)).correct
+    commute = sequent_task(["P ∨ Q"], "Q ∨ P")
+    proof = [
+        "1. P ∨ Q [premise]",
+        "2. | P [assume]",
+        "3. | Q ∨ P [∨I 2]",
+        "4. | Q [assume]",
+        "5. | Q ∨ P [∨I 4]",
+        "6. Q ∨ P [∨E 1, 4-5, 2-3]",
+    ]
+    assert IMPL.verify(commute, wrap(proof)).correct
+    wrong_side = proof[:5] + ["6. Q ∨ P [∨E 1, 2-3, 2-3]"]
+    verdict = IMPL.verify(commute, wrap(wrong_side))
+    assert not verdict.correct and verdict.reason.startswith("line 6:")
+
+
+def test_first_order_rules_and_eigenvariable_conditions() -> None:
+    task = sequent_task(["∀x (P(x) → Q(x))", "∃x P(x)"], "∃x Q(x)")
+    proof = [
+        "1. ∀x (P(x) → Q(x)) [premise]",
+        "2. ∃x P(x) [premise]",
+        "3. | P(c) [assume]",
+        "4. | P(c) → Q(c) [∀E 1]",
+        "5. | Q(c) [→E 4, 3]",
+        "6. | ∃y Q(y) [∃I 5]",  # bound variables may be renamed
+        "7. exists z Q(z) [exists E 2, 3-6]",
+    ]
+    assert IMPL.verify(task, wrap(proof)).correct
+    assert IMPL.verify(task, wrap([line.replace("(c)", "(d)") for line in proof])).correct
+    # the eigenvariable escapes into the conclusion of ∃E
+    escaped = proof[:5] + ["6. Q(c) [∃E 2, 3-5]", "7. ∃x Q(x) [∃I 6]"]
+    verdict = IMPL.verify(task, wrap(escaped))
+    assert not verdict.correct and verdict.reason.startswith("line 6:") and "c" in verdict.reason
+
+    generalise = sequent_task(["∃x P(x)"], "∀x P(x)")
+    bogus = ["1. ∃x P(x) [premise]", "2. | P(a) [assume]", "3. | ∀x P(x) [∀I 2]", "4. ∀x P(x) [∃E 1, 2-3]"]
+    verdict = IMPL.verify(generalise, wrap(bogus))
+    assert (
+        not verdict.correct and verdict.reason.startswith("line 3:") and "open assumption" in verdict.reason
+    )
+
+    from_premise = sequent_task(["P(a)"], "∀x P(x)")
+    verdict = IMPL.verify(from_premise, wrap(["1. P(a) [premise]", "2. ∀x P(x) [∀I 1]"]))
+    assert not verdict.correct and verdict.reason.startswith("line 2:") and "premise" in verdict.reason
+
+    swap = sequent_task(["∀x ∀y R(x, y)"], "∀y ∀x R(x, y)")
+    proof = [
+        "1. ∀x ∀y R(x, y) [premise]",
+        "2. ∀y R(b, y) [∀E 1]",
+        "3. R(b, a) [∀E 2]",
+        "4. ∀x R(x, a) [∀I 3]",
+        "5. ∀y ∀x R(x, y) [∀I 4]",
+    ]
+    assert IMPL.verify(swap, wrap(proof)).correct
+    wrong_instance = proof[:2] + ["3. R(a, b) [∀E 2]"]
+    verdict = IMPL.verify(swap, wrap(wrong_instance))
+    assert not verdict.correct and verdict.reason.startswith("line 3:")
+
+
+def test_format_errors_name_the_line() -> None:
+    cases = [
+        ["1. P → Q [premise]", "2. ¬Q"],  # no justification
+        ["1. P → Q [premise]", "3. ¬Q [premise]"],  # numbering
+        ["1. P → Q [premise]", "2. ¬Q [teleport 1]"],  # unknown rule
+        ["1. P → Q [premise]", "2. (¬Q [premise]"],  # unbalanced parenthesis
+        ["1. P(x) [premise]"],  # free variable
+    ]
+    for proof in cases:
+        verdict = IMPL.verify(MODUS_TOLLENS, wrap(proof))
+        assert not verdict.format_ok and not verdict.correct, proof
+        assert verdict.reason.startswith(f"line {len(proof)}:"), verdict.reason
+    assert not IMPL.verify(MODUS_TOLLENS, "P -> Q, so not P").format_ok
+
+
+def test_pathological_submissions_are_bounded() -> None:
+    task = make_task(FAMILY, seed=3, level=5)
+    too_long = wrap([f"{k}. P [premise]" for k in range(1, 400)])
+    deep = wrap(["1. " + "¬" * 10_000 + "P [premise]"])
+    parens = wrap(["1. " + "(" * 3000 + "P" + ")" * 3000 + " [premise]"])
+    wide = wrap(["1. " + " ∧ ".join(["P"] * 2000) + " [premise]"])
+    huge_cite = wrap(["1. P [R " + "9" * 5000 + "]"])
+    nested_not = wrap(["1. " + "¬" * 100 + "P [premise]"])  # short, but nested past the cap
+    nested_parens = wrap(["1. " + "(" * 150 + "P" + ")" * 150 + " [premise]"])
+    for response in (too_long, deep, parens, wide, huge_cite, nested_not, nested_parens):
+        verdict = verify(task, response)
+        assert not verdict.correct and not verdict.format_ok and verdict.error is None, verdict
+    # a long but well-formed proof of many steps is checked in full, still not correct
+    many = ["1. P → Q [premise]", "2. ¬Q [premise]"] + [f"{k}. ¬Q [R {k - 1}]" for k in range(3, 300)]
+    verdict = IMPL.verify(MODUS_TOLLENS, wrap(many))
+    assert not verdict.correct and verdict.format_ok and "not the conclusion" in verdict.reason
+
+
+def test_feedback_env_returns_the_first_failing_step() -> None:
+    env = FeedbackEnv(FAMILY, level=4, max_attempts=2)
+    env.reset(seed=5)
+    task = env.task
+    lines = task.answer.split("\n")
+    k = len(lines) // 2
+    broken = lines[:k] + [corrupt_citation(lines[k])] + lines[k + 1 :]
+    observation, reward, terminated, truncated, info = env.step(wrap(broken))
+    assert observation.startswith(f"Incorrect: line {k + 1}:") and reward == 0.0
+    assert not terminated and not truncated
+    observation, reward, terminated, truncated, info = env.step(IMPL.reference_response(task))
+    assert observation == "correct" and reward == 1.0 and terminated and not truncated
