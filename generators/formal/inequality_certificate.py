@@ -1,11 +1,11 @@
 """Inequality certificates: prove p >= 0 by writing p as a sum of nonnegative terms, exactly.
 
-Two kinds of task. On the reals (levels 1-6, 8, 10) p is a random sum of squares
-``sum c_i (q_i)^2`` with small integer q_i, expanded so that the cross terms mix: the model must
-find a Gram-matrix decomposition of its own (any will do). On the nonnegative orthant (levels 7
-and 9) p is ``sum c_i m_i (q_i)^2`` with monomial multipliers m_i such as x or x*y, an
-AM-GM / Positivstellensatz style certificate: p itself has negative coefficients and is often
-negative somewhere outside the orthant.
+Two kinds of task. On the reals (levels 1-8) p is a random sum of squares ``sum c_i (q_i)^2``
+with small integer q_i, expanded so that the cross terms mix: the model must find a
+Gram-matrix decomposition of its own (any will do). On the nonnegative orthant (levels 9 and
+10) p is ``sum c_i m_i (q_i)^2`` with monomial multipliers m_i such as x or x*y, an AM-GM /
+Positivstellensatz style certificate: p itself has negative coefficients and takes a negative
+value at an integer point outside the orthant (checked), so no plain sum of squares proves it.
 
 The verifier never evaluates model text: a small recursive-descent scanner over numbers, the
 task's variables, ``+ - * / ^`` and parentheses builds exact polynomials over QQ
@@ -20,18 +20,20 @@ ones are accepted.
 
 Exact solver: the exact LDL^T (rational pivots) of the generator's Gram matrix per multiplier
 block; effort = (monomials of p + Gram entries + LDL updates) * (1 + free Gram parameters), the
-last being the dimension of the family of Gram matrices with the same expansion, which a solver
-without the generator's witness has to search (an SDP of that dimension). Weak solver: "complete the squares"
-on the canonical Gram matrix (each monomial of p put on the diagonal when it is a square,
-otherwise on the most balanced pair), one block per parity class of exponents, with at most
-``WEAK_MAX_BASIS`` basis monomials; it gives up when that matrix is not PSD, which happens as
-soon as the Gram matrix has free entries that must be chosen well. Level 5 generates at about
-200-270 tasks/s on one core (level 10: about 50-70), measured under shared load.
+last being the dimension of the family of Gram matrices with the same expansion, which a
+solver without the generator's witness has to search (an SDP of that dimension). Weak solver:
+"complete the squares" on the canonical Gram matrix (each monomial of p put on the diagonal
+when it is a square, otherwise on the most balanced pair), one block per parity class of
+exponents, with at most ``WEAK_MAX_BASIS`` basis monomials; it gives up when that matrix is not
+PSD, which happens as soon as the Gram matrix has free entries that must be chosen well. Level 5
+generates at about 200-270 tasks/s on one core (level 10: about 50-70), measured under shared
+load.
 """
 
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -238,6 +240,16 @@ def _trivial(p: Poly, domain: str) -> bool:
     return all(c > 0 and all(e % 2 == 0 for e in m) for m, c in p.items())
 
 
+def _negative_somewhere(p: Poly) -> bool:
+    """Whether p < 0 at some integer point of [-2, 2]^n (then no sum of squares proves it)."""
+    n = len(next(iter(p)))
+    for point in itertools.product(range(-2, 3), repeat=n):
+        value = sum(c * math.prod(v**e for v, e in zip(point, m, strict=True)) for m, c in p.items())
+        if value < 0:
+            return True
+    return False
+
+
 def draw_certificate(knobs: InequalityKnobs, rng: np.random.Generator) -> tuple[Certificate, Poly]:
     n = knobs.variables
     for _ in range(500):
@@ -251,8 +263,11 @@ def draw_certificate(knobs: InequalityKnobs, rng: np.random.Generator) -> tuple[
         p = cert.expand()
         degree = max((sum(m) for m in p), default=-1)
         used = all(any(m[k] for m in p) for k in range(n))
-        if degree == knobs.degree and used and not _trivial(p, knobs.domain) and len(p) <= 80:
-            return cert, p
+        if degree != knobs.degree or not used or _trivial(p, knobs.domain) or len(p) > 80:
+            continue
+        if knobs.domain == "orthant" and not _negative_somewhere(p):
+            continue  # the orthant must matter
+        return cert, p
     raise RuntimeError(f"could not draw a nontrivial certificate for {knobs}")
 
 

@@ -54,6 +54,9 @@ def test_generated_certificates_are_valid_and_independently_correct(seed: int, l
     for _ in range(10):
         point = {s: sympy.Rational(int(rng.integers(low * 4, 21)), 4) for s in symbols}
         assert p.subs(point) >= 0
+    if task.metadata["domain"] == "orthant":  # the orthant matters: no plain SOS proves p
+        grid = itertools.product(range(-2, 3), repeat=len(symbols))
+        assert any(p.subs(dict(zip(symbols, point, strict=True))) < 0 for point in grid)
     mutations = IMPL.mutated_responses(task, make_rng("mutations", 1, seed))
     assert len(set(mutations)) >= 3
     for response in mutations:
