@@ -578,7 +578,8 @@ def read_certificate(
     left-hand side or None)``; raises CertificateError for text outside the grammar or caps."""
     if len(text) > MAX_CHARS:
         raise CertificateError(f"a certificate longer than {MAX_CHARS} characters")
-    text = _GEQ_ZERO.sub("", normalize(text))
+    text = _GEQ_ZERO.sub("", normalize(text)).strip()
+    text = text[:-1] if text.endswith(".") else text  # a sentence's full stop
     sides = text.split("=")
     if len(sides) > 2:
         raise CertificateError("more than one '=' in the certificate")
