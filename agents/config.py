@@ -31,7 +31,10 @@ class TrainConfig:
     )
     device: str = opt("auto", "trainer device: cpu, cuda, or auto")
     num_engines: int = opt(1, "rollout engines for data-parallel generation")
-    use_ray: bool = opt(False, "place rollout engines with Ray (needs the `ray` extra)")
+    use_ray: bool = opt(
+        False, "place rollout engines with Ray, one actor each (joins RAY_ADDRESS or starts a local Ray; `ray` extra)"
+    )
+    ray_cpus_per_engine: int = opt(1, "CPU cores Ray reserves per engine when there is no GPU")
     vllm_kv_cache_mb: int = opt(256, "vLLM KV-cache size in MiB on CPU (explicit: the default reserves GiBs)")
     vllm_gpu_memory_utilization: float = opt(0.3, "vLLM GPU memory fraction when colocated with the trainer")
     sleep_mode: bool = opt(False, "put the vLLM engine to sleep during the training step (GPU only)")
@@ -55,6 +58,10 @@ class TrainConfig:
     )
 
     # --- rollouts ---
+    feedback_attempts: int = opt(
+        1, "attempts per task: above 1, wrong answers hear the verifier's reason and retry (multi-turn)"
+    )
+    max_turns: int = opt(8, "multi-turn rollouts (interactive families, feedback_attempts > 1): model turns at most")
     steps: int = opt(60, "RL steps (one batch of prompts, rollouts and updates per step)")
     prompts_per_step: int = opt(16, "distinct tasks per step")
     group_size: int = opt(8, "completions per task (the GRPO group)")
@@ -127,6 +134,9 @@ class TrainConfig:
             "curriculum_window",
             "max_model_len",
             "eval_tasks",
+            "feedback_attempts",
+            "max_turns",
+            "ray_cpus_per_engine",
         )
         for name in positive:
             if getattr(self, name) < 1:
@@ -195,8 +205,36 @@ PRESETS: dict[str, dict[str, Any]] = {
 }
 
 
+# Self-play settings of the presets that train by self-play by default (docs/selfplay.md):
+# `palaestra train --preset tiny` runs self-play in the `arith` language; `--no-selfplay` runs plain
+# GRPO on `families` with the PRESETS values above, unchanged. `train` holds the TrainConfig fields
+# that self-play mode sets differently (proposals need more tokens than `expression` answers).
+SELFPLAY_PRESETS: dict[str, dict[str, Any]] = {
+    "tiny": dict(
+        language="arith",
+        proposals=8,
+        probes=8,
+        reward="azr",
+        warm_start_steps=150,
+        catalog_fraction=0.0,
+        train=dict(steps=30, max_new_tokens=32),
+    ),
+}
+
+
 def preset(name: str, **overrides: Any) -> TrainConfig:
-    """The config of preset ``name`` with ``overrides`` applied."""
+    """The (plain GRPO) config of preset ``name`` with ``overrides`` applied."""
     if name not in PRESETS:
         raise ValueError(f"unknown preset {name!r}; available: {sorted(PRESETS)}")
     return TrainConfig(**{**PRESETS[name], **overrides})
+
+
+def selfplay_preset(name: str, **overrides: Any) -> tuple[TrainConfig, dict[str, Any]]:
+    """The self-play mode of preset ``name``: its config (``PRESETS`` with the self-play ``train``
+    fields, then ``overrides``) and its self-play settings (language, proposals, probes, reward,
+    warm_start_steps, catalog_fraction)."""
+    if name not in SELFPLAY_PRESETS:
+        raise ValueError(f"preset {name!r} has no self-play settings; available: {sorted(SELFPLAY_PRESETS)}")
+    settings = dict(SELFPLAY_PRESETS[name])
+    train = settings.pop("train", {})
+    return preset(name, **{**train, **overrides}), settings

@@ -59,34 +59,63 @@ def make_backend(config: TrainConfig, path: Path, policy: Any, pad_token_id: int
         except ImportError:
             kind = "transformers"
     if kind == "transformers":
-        if config.num_engines != 1:
-            raise ValueError("num_engines > 1 needs backend=vllm")
+        if config.num_engines != 1 or config.use_ray:
+            raise ValueError("num_engines > 1 and use_ray need backend=vllm")
         # The policy itself generates: no copy, and syncing is free.
         return TransformersBackend(policy, pad_token_id=pad_token_id, batch_size=config.micro_batch_size)
     if config.use_ray:
-        raise ValueError(
-            "use_ray: Ray placement of engines is not implemented yet; num_engines > 1 runs "
-            "data-parallel engines in this process"
+        from palaestra.agents.ray_engines import ray_engines
+
+        return ray_engines(
+            path,
+            config.num_engines,
+            engine_kwargs=_vllm_engine_kwargs(config),
+            use_gpu=_cuda(),
+            cpus_per_engine=config.ray_cpus_per_engine,
+            seed=config.seed,
         )
     engines = [_vllm_engine(config, path, i) for i in range(config.num_engines)]
     return engines[0] if len(engines) == 1 else DataParallelBackend(engines)
 
 
 def _vllm_engine(config: TrainConfig, path: Path, index: int) -> Backend:
-    import torch
-
     from palaestra.agents.backends import VLLMBackend
 
-    gpu = torch.cuda.is_available()
-    return VLLMBackend(
-        path,
-        seed=config.seed + index,
+    return VLLMBackend(path, seed=config.seed + index, **_vllm_engine_kwargs(config))
+
+
+def _vllm_engine_kwargs(config: TrainConfig) -> dict[str, Any]:
+    """Engine settings from the config (everything but the model path and the seed)."""
+    gpu = _cuda()
+    return dict(
         max_model_len=config.max_model_len,
         dtype="bfloat16" if gpu and config.bf16 else "float32",
         kv_cache_bytes=None if gpu else config.vllm_kv_cache_mb * 2**20,
         gpu_memory_utilization=config.vllm_gpu_memory_utilization if gpu else None,
         enable_sleep_mode=config.sleep_mode and gpu,
     )
+
+
+def _cuda() -> bool:
+    import torch
+
+    return torch.cuda.is_available()
+
+
+def make_rollout(config: TrainConfig, chat: ChatFormat) -> Rollout:
+    """Single-turn rollouts, or multi-turn ones over envs when a family is interactive or
+    ``feedback_attempts > 1``."""
+    from palaestra.registry import get
+
+    interactive = any(get(f).impl.interactive for f in config.family_list())
+    if not interactive and config.feedback_attempts <= 1:
+        return SingleTurnRollout(chat)
+    from palaestra.agents.multiturn import MultiTurnRollout, default_env
+
+    def env_factory(family: str) -> Any:
+        return default_env(family, feedback_attempts=max(1, config.feedback_attempts))
+
+    return MultiTurnRollout(chat, env_factory, max_turns=config.max_turns, max_context=config.max_model_len)
 
 
 class GRPOTrainer:
@@ -102,7 +131,7 @@ class GRPOTrainer:
         torch.manual_seed(config.seed)
         self.policy = load_policy(self.path, self.device)
         self.chat = ChatFormat(self.tokenizer)
-        self.rollout = rollout or SingleTurnRollout(self.chat)
+        self.rollout = rollout or make_rollout(config, self.chat)
         self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
         self.optimizer = torch.optim.AdamW(
             self.policy.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
