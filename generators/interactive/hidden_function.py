@@ -37,20 +37,33 @@ class HiddenFunctionKnobs(Knobs):
     degree: int = knob(1, low=1, high=8, help="polynomial: the degree (1 = affine)")
     coefficient: int = knob(9, low=1, high=10**6, help="polynomial: largest absolute coefficient")
     inputs: int = knob(2, low=1, high=len(VARIABLES), help="boolean: number of input bits")
+    terms: int = knob(
+        0, low=0, high=12, help="boolean: terms of a hidden DNF (0: a chain over each input once)"
+    )
+    width: int = knob(3, low=1, high=len(VARIABLES), help="boolean: literals per DNF term")
     slack: int = knob(2, low=0, high=20, help="interactive: queries allowed beyond the minimum")
 
+    def validate(self) -> None:
+        if self.kind == "boolean" and self.terms and self.width > self.inputs:
+            raise ValueError("width (literals per term) cannot exceed inputs")
 
+
+# Every level >= 3 draws from at least ~500,000 distinct functions, so 2,000 tasks hold under
+# 1% duplicates: degree 2 needs |coefficients| <= 40 (81^3 choices) and a boolean function needs
+# five inputs (four have only 65,536 truth tables, too few for any sampler) and a sampler that
+# spreads over them: a chain formula over five inputs repeats 4% of its functions in 2,000 draws,
+# a DNF of 4 random 3-literal terms 0.05%.
 LEVELS = {
     1: HiddenFunctionKnobs(degree=1, coefficient=9),
     2: HiddenFunctionKnobs(degree=1, coefficient=99),
-    3: HiddenFunctionKnobs(degree=2, coefficient=9),
+    3: HiddenFunctionKnobs(degree=2, coefficient=40),
     4: HiddenFunctionKnobs(degree=2, coefficient=99),
     5: HiddenFunctionKnobs(degree=3, coefficient=99),
-    6: HiddenFunctionKnobs(kind="boolean", inputs=3),
-    7: HiddenFunctionKnobs(degree=4, coefficient=999),
-    8: HiddenFunctionKnobs(degree=5, coefficient=999),
-    9: HiddenFunctionKnobs(degree=6, coefficient=9999),
-    10: HiddenFunctionKnobs(kind="boolean", inputs=4),
+    6: HiddenFunctionKnobs(degree=4, coefficient=999),
+    7: HiddenFunctionKnobs(degree=5, coefficient=999),
+    8: HiddenFunctionKnobs(degree=6, coefficient=9999),
+    9: HiddenFunctionKnobs(kind="boolean", inputs=5, terms=4, width=3),
+    10: HiddenFunctionKnobs(kind="boolean", inputs=5, terms=5, width=3),
 }
 
 
@@ -112,6 +125,21 @@ def _random_formula(inputs: int, rng: np.random.Generator) -> str:
             return formula
 
 
+def _random_dnf(inputs: int, terms: int, width: int, rng: np.random.Generator) -> str:
+    """A random non-constant DNF: ``terms`` conjunctions of ``width`` distinct-input literals."""
+    names = VARIABLES[:inputs]
+    while True:
+        conjunctions = []
+        for _ in range(terms):
+            picked = sorted(int(i) for i in rng.choice(inputs, size=width, replace=False))
+            literals = [names[i] if rng.random() < 0.5 else f"~{names[i]}" for i in picked]
+            conjunctions.append("(" + " & ".join(literals) + ")")
+        formula = " | ".join(conjunctions)
+        table = truth_table(formula, inputs)
+        if 0 < sum(table) < len(table):
+            return formula
+
+
 def truth_table(formula: str, inputs: int) -> list[int]:
     names = VARIABLES[:inputs]
     return [
@@ -159,6 +187,7 @@ Any formula with exactly this truth table is accepted. Answer like <answer>(a & 
 
 @family(
     "hidden_function",
+    version=2,  # v2: levels >= 3 redrawn for under 1% duplicates among 2,000 tasks
     domain="interactive",
     knobs=HiddenFunctionKnobs,
     levels=LEVELS,
@@ -168,7 +197,11 @@ Any formula with exactly this truth table is accepted. Answer like <answer>(a & 
 class HiddenFunction(Family):
     def generate(self, knobs: HiddenFunctionKnobs, rng: np.random.Generator) -> TaskDraft:
         if knobs.kind == "boolean":
-            formula = _random_formula(knobs.inputs, rng)
+            formula = (
+                _random_dnf(knobs.inputs, knobs.terms, knobs.width, rng)
+                if knobs.terms
+                else _random_formula(knobs.inputs, rng)
+            )
             table = truth_table(formula, knobs.inputs)
             names = ", ".join(VARIABLES[: knobs.inputs])
             metadata = {"table": table, "canonical_hash": content_hash([knobs.inputs, table])}
