@@ -8,6 +8,7 @@ draw random valid DSL programs and turn them into SFT pairs for both roles: (pro
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,6 +18,7 @@ from .arith import ArithError
 from .languages import ArithLanguage, SelfPlayTask
 
 _OPS = ("+", "-", "*", "/")
+WARM_START_STREAM = 7919  # keeps warm-start draws apart from the catalog SFT's and the RL steps'
 
 
 def random_expression(rng: np.random.Generator, depth: int = 2) -> str:
@@ -72,27 +74,49 @@ def proposer_warm_start(
     batch_size: int = 16,
     learning_rate: float = 3e-3,
     seed: int = 0,
+    references: int = 3,
+    replay_families: Sequence[str] = (),
+    replay_levels: Sequence[int] = (1,),
+    replay: int = 0,
 ) -> list[float]:
-    """SFT ``trainer.policy`` on :func:`warm_start_pairs` (needs torch); returns the losses."""
+    """SFT ``trainer.policy`` on :func:`warm_start_pairs` (needs torch); returns the losses.
+
+    Each batch's proposer prompts show 0..``references`` example tasks, as the self-play prompts
+    do once the buffer fills (``SelfPlayConfig.references``), so the format is learnt for both.
+    ``replay`` catalog examples per batch (reference answers of ``replay_families`` at
+    ``replay_levels``, as in the catalog SFT) keep what that SFT taught: without them the tiny
+    model forgot the catalog answer format (held-out format rate 1.0 -> 0.05). The learning rate
+    warms up over the first 10% of the steps, then decays along a cosine to 0."""
     import torch
 
-    from palaestra.agents.sft import sft_loss
+    from palaestra.agents.sft import sft_examples, sft_loss
 
     chat = trainer.chat
     pad = chat.tokenizer.pad_token_id if chat.tokenizer.pad_token_id is not None else chat.eos_token_id
     optimizer = torch.optim.AdamW(trainer.policy.parameters(), lr=learning_rate, weight_decay=0.0)
+    warmup = max(1, steps // 10)
+
+    def schedule(i: int) -> float:
+        if i < warmup:
+            return (i + 1) / warmup
+        return 0.5 * (1 + math.cos(math.pi * (i - warmup) / max(1, steps - warmup)))
+
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, schedule)
     trainer.policy.train()
     losses = []
     for step in range(steps):
-        rng = np.random.default_rng([seed, 7919, step])
-        batch = [
-            (chat.prompt_ids(p), chat.response_ids(r)) for p, r in warm_start_pairs(language, batch_size, rng)
-        ]
+        rng = np.random.default_rng([seed, WARM_START_STREAM, step])
+        shown = int(rng.integers(0, references + 1))
+        pairs = warm_start_pairs(language, batch_size, rng, references=shown)
+        batch = [(chat.prompt_ids(p), chat.response_ids(r)) for p, r in pairs]
+        if replay and replay_families:
+            batch += sft_examples(chat, list(replay_families), list(replay_levels), replay, rng)
         loss = sft_loss(trainer.policy, batch, trainer.device, pad)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(trainer.policy.parameters(), 1.0)
         optimizer.step()
+        scheduler.step()
         losses.append(float(loss.detach()))
     trainer.policy.eval()
     return losses
