@@ -7,12 +7,17 @@ by value: it is parsed with our restricted literal parser (``_literal``), so ``(
 ``(1,[2,3])`` and ``( 1 , [ 2 , 3 ] )`` are the same answer, while a list for a tuple, ``True``
 for ``1`` or any other value is wrong. Nothing from the response is executed.
 
+Weak solver: a mental trace that takes every ``for`` loop once per entry (the program with each
+loop cut to its first iteration, run in-process); right on loop-free programs, and its solve rate
+falls as loops, nesting and executed lines grow.
+
 Generation: about 1100 tasks/s at level 5 (CPU time, one core; rejection of programs whose values grow
 past 10**6 or whose printed output passes 200 characters).
 """
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,7 +33,7 @@ from ._programs import ProgramSpec, draw_program, trace_run
 ANSWER_LINE = r"(?im)^\s*(?:final\s+)?(?:answer|output)\s*(?:is)?\s*[:=]\s*(.+?)\s*$"
 MAX_ABS = 10**6
 MAX_OUTPUT_CHARS = 200
-WEAK_BUDGET = 40  # executed lines a "mental trace" keeps track of
+WEAK_LOOP_CAP = 1  # iterations per loop entry the weak "mental trace" follows (it takes each loop once)
 
 
 @dataclass(frozen=True)
@@ -92,6 +97,21 @@ def draw_task(knobs: OutputPredictionKnobs, rng: np.random.Generator) -> tuple[s
     raise RuntimeError(f"could not draw a program for {knobs}")
 
 
+class _CapLoops(ast.NodeTransformer):
+    def visit_For(self, node: ast.For) -> ast.For:
+        self.generic_visit(node)
+        # ``for v in it[:cap]`` (ranges and lists both slice), on OUR generated source only
+        node.iter = ast.Subscript(
+            value=node.iter, slice=ast.Slice(upper=ast.Constant(WEAK_LOOP_CAP)), ctx=ast.Load()
+        )
+        return node
+
+
+def capped_loops(source: str) -> str:
+    """``source`` with every for loop cut to its first WEAK_LOOP_CAP iterations."""
+    return ast.unparse(ast.fix_missing_locations(_CapLoops().visit(ast.parse(source))))
+
+
 def parse_answer(text: str) -> Any:
     """The literal in ``text`` (a leading ``>>>``-free printed value), or raise LiteralError."""
     return parse_literal(text.strip().strip("`").strip())
@@ -139,10 +159,14 @@ class OutputPrediction(Family):
         return SolverRun(f"<answer>{result!r}</answer>", float(steps))
 
     def solve_weak(self, task: Task) -> SolverRun:
-        # a mental trace that loses track after WEAK_BUDGET executed lines
-        steps = int(task.metadata["steps"])
-        response = f"<answer>{task.answer}</answer>" if steps <= WEAK_BUDGET else None
-        return SolverRun(response, float(min(steps, WEAK_BUDGET)))
+        """A mental trace that follows each for loop for at most WEAK_LOOP_CAP iterations per entry
+        (as if the pattern were clear by then) and is otherwise exact: right on loop-free programs,
+        wrong whenever later iterations still change what is printed."""
+        try:
+            result, steps = trace_run(capped_loops(task.metadata["source"]), task.metadata["argument"])
+        except RuntimeError:
+            return SolverRun(None, 0.0)  # the shortened trace hit an error: the weak solver gives up
+        return SolverRun(f"<answer>{result!r}</answer>", float(steps))
 
     def mutated_responses(self, task: Task, rng: np.random.Generator) -> list[str]:
         value = parse_literal(task.answer)

@@ -97,6 +97,6 @@ def test_levels_get_harder() -> None:
     weak, steps = [], []
     for level in (1, 5, 10):
         tasks = [palaestra.make_task("isa_trace", seed=s, level=level) for s in range(40)]
-        weak.append(sum(impl.solve_weak(t).response is not None for t in tasks))
+        weak.append(sum(palaestra.verify(t, impl.solve_weak(t).response).correct for t in tasks))
         steps.append(sum(t.metadata["steps"] for t in tasks))
     assert weak[0] > weak[1] > weak[2] and steps[0] < steps[1] < steps[2]

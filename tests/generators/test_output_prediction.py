@@ -86,6 +86,7 @@ def test_levels_get_harder() -> None:
     weak, steps = [], []
     for level in (1, 5, 10):
         tasks = [palaestra.make_task("output_prediction", seed=s, level=level) for s in range(30)]
-        weak.append(sum(impl.solve_weak(t).response is not None for t in tasks))
+        answers = [(t, impl.solve_weak(t).response) for t in tasks]
+        weak.append(sum(r is not None and palaestra.verify(t, r).correct for t, r in answers))
         steps.append(sum(t.metadata["steps"] for t in tasks))
     assert weak[0] > weak[1] > weak[2] and steps[0] < steps[1] < steps[2]
