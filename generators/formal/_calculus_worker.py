@@ -1,0 +1,322 @@
+"""The symbolic_calculus checker and the kill-safe worker processes it runs in.
+
+``check(args)`` parses a model's answer with palaestra's own restricted math parser
+(:mod:`palaestra.verifiers._mathparse`, never ``sympify``), builds the difference ``D`` that must
+vanish (derivative: ``answer - gold``; antiderivative: ``d/dx answer - integrand``; definite
+integral: ``answer - value``) and decides it:
+
+1. ``D`` is exactly ``0`` after sympy's automatic evaluation: correct.
+2. A counterexample search evaluates both sides at fixed positive rational points to 40 digits;
+   a relative gap above ``1e-25`` at any point proves the answer wrong.
+3. Otherwise the answer is correct only if a symbolic simplification reduces ``D`` to ``0``
+   (cancel, expand, simplify, then the same after rewriting in exponentials).
+4. Numbers that agree but no proof: ``undecided``, reported as a verifier failure.
+
+Numeric agreement alone never accepts: a wrong answer such as ``F + sin(N*pi*x)^2`` (``N`` the
+lcm of every denominator the points use) vanishes at every fixed point, and only a symbolic zero
+may say "equal". The numbers only ever reject.
+
+The checks run in a worker process (``python -m palaestra.generators.formal._calculus_worker``)
+with the same JSON-lines pipe protocol, address-space cap and kill-on-timeout as the math
+verifier's :mod:`palaestra.verifiers._worker`, whose ``_Worker`` class this reuses; only the
+module the child runs differs (that pool has no hook for another module, see the report).
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import subprocess
+import sys
+import threading
+from typing import Any
+
+import sympy
+
+from palaestra.verifiers._mathparse import MARKERS, Options, ParseError, Rel, parse_answer
+from palaestra.verifiers._worker import (
+    MEMORY_LIMIT_BYTES,
+    STARTUP_TIMEOUT_S,
+    WorkerCrashed,
+    WorkerTimeout,
+    _Worker,
+)
+
+__all__ = ["WorkerCrashed", "WorkerTimeout", "call", "check", "check_local"]
+
+MODULE = "palaestra.generators.formal._calculus_worker"
+MODES = ("derivative", "antiderivative", "definite")
+# names the constant of integration may take in an antiderivative answer
+CONSTANTS = frozenset({"C", "c", "K", "k", "C_0", "C_1", "c_0", "c_1"})
+# where both sides are compared: positive (the prompt says x > 0), small (no overflow in e^e^x)
+POINTS = tuple(sympy.Rational(p, q) for p, q in ((3, 7), (5, 4), (11, 13), (17, 9), (2, 11), (23, 19)))
+DIGITS = 40
+REL_GAP = sympy.Float(10) ** -25
+
+
+# ------------------------------------------------------------------------------------------
+# The check (runs in the child)
+# ------------------------------------------------------------------------------------------
+
+
+def _result(
+    correct: bool, format_ok: bool, parsed: Any, reason: str, error: str | None = None
+) -> dict[str, Any]:
+    return {"correct": correct, "format_ok": format_ok, "parsed": parsed, "reason": reason, "error": error}
+
+
+def _show(expr: Any) -> str | None:
+    if expr is None:
+        return None
+    text = str(expr)
+    return text if len(text) <= 300 else text[:300] + "..."
+
+
+def _as_expression(node: Any) -> sympy.Expr | None:
+    """The answer as one scalar: ``F(x) = ...`` and ``y = ...`` name the right-hand side."""
+    if isinstance(node, Rel) and node.ops == ("=",) and isinstance(node.terms[0], sympy.Symbol):
+        node = node.terms[1]
+    if isinstance(node, sympy.Expr) and not isinstance(node, sympy.MatrixBase) and not node.has(*MARKERS):
+        return node
+    return None
+
+
+def check(args: dict[str, Any]) -> dict[str, Any]:
+    """Grade ``args["answer"]`` (model text) for a task; see the module docstring."""
+    mode, var = args["mode"], args["var"]
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}")
+    plain = sympy.Symbol(var)
+    target = parse_answer(args["target"])  # our own text: the gold side
+    try:
+        node = parse_answer(args["answer"], Options())
+    except ParseError as exc:
+        return _result(False, False, None, f"cannot parse the answer: {exc}")
+    answer = _as_expression(node)
+    if answer is None:
+        return _result(False, False, _show(node), "the answer must be a single expression")
+    extra = {s.name for s in answer.free_symbols} - {var}
+    allowed = CONSTANTS if mode == "antiderivative" else frozenset()
+    if len(extra - allowed) or len(extra) > 1:
+        names = ", ".join(sorted(extra))
+        return _result(False, True, _show(answer), f"the answer has unknown symbols: {names}")
+    # sympy's assumption queries make a positive symbol several times slower to differentiate:
+    # it is needed up front only for |x| (ln|x| is ln x for x > 0), else for the last proofs
+    x = plain
+    if answer.has(sympy.Abs):
+        x = sympy.Symbol(var, positive=True)
+        answer, target = answer.subs(plain, x), target.subs(plain, x)
+    if extra:  # the constant of integration: any value is fine, take 0
+        answer = answer.subs(sympy.Symbol(next(iter(extra))), 0)
+    if answer.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo):
+        return _result(False, True, _show(answer), "the answer is not finite")
+    left = sympy.diff(answer, x) if mode == "antiderivative" else answer
+    verdict = decide_zero(left, target, x)
+    parsed = _show(answer)
+    if verdict == "zero":
+        return _result(True, True, parsed, "correct")
+    if verdict == "nonzero":
+        what = {
+            "derivative": "the derivative",
+            "antiderivative": "an antiderivative",
+            "definite": "the value",
+        }
+        return _result(False, True, parsed, f"not {what[mode]}: the two sides differ at a point")
+    return _result(
+        False, False, parsed, "agrees numerically but could not be proven equal", error="undecided"
+    )
+
+
+def decide_zero(left: sympy.Expr, right: sympy.Expr, x: sympy.Symbol) -> str:
+    """``"zero"`` (left = right proven), ``"nonzero"`` (a point where they differ) or
+    ``"undecided"`` (they agree at every point tried but no simplification proves it)."""
+    difference = left - right
+    if difference == 0:
+        return "zero"
+    points = POINTS if (left.has(x) or right.has(x)) else (None,)
+    # one point refutes almost every wrong answer; a cheap cancel then proves most right ones
+    if _differs_at(left, right, x, points[0]):
+        return "nonzero"
+    if _attempt(sympy.cancel, difference):
+        return "zero"
+    if any(_differs_at(left, right, x, point) for point in points[1:]):
+        return "nonzero"
+    if not x.is_positive:
+        difference = difference.subs(x, sympy.Symbol(x.name, positive=True))
+    return "zero" if proves_zero(difference) else "undecided"
+
+
+def _differs_at(left: sympy.Expr, right: sympy.Expr, x: sympy.Symbol, point: sympy.Rational | None) -> bool:
+    """Whether both sides evaluate (40 digits) to clearly different numbers at ``point``."""
+    subs = {x: point} if point is not None else {}
+    a, b = left.evalf(DIGITS, subs=subs), right.evalf(DIGITS, subs=subs)
+    if not (a.is_number and b.is_number):
+        return False
+    if a.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo) or b.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo):
+        return False  # a pole of either side: this point says nothing
+    # sympy numbers throughout: values like e^(e^3) overflow a float
+    gap, scale = abs((a - b).evalf(DIGITS)), max(abs(a), abs(b), sympy.Integer(1))
+    return bool(gap > REL_GAP * scale)
+
+
+def _attempt(simplification: Any, difference: sympy.Expr) -> bool:
+    try:
+        return simplification(difference) == 0
+    except (TypeError, ValueError, NotImplementedError, AttributeError, RecursionError):
+        return False
+
+
+def proves_zero(difference: sympy.Expr) -> bool:
+    """Whether some simplification, cheapest first, reduces ``difference`` to exactly 0."""
+    attempts = (
+        sympy.expand,
+        sympy.simplify,
+        lambda d: sympy.cancel(sympy.expand(d.rewrite(sympy.exp))),
+        lambda d: sympy.simplify(d.rewrite(sympy.exp)),
+    )
+    return any(_attempt(attempt, difference) for attempt in attempts)
+
+
+# ------------------------------------------------------------------------------------------
+# The worker processes (parent side)
+# ------------------------------------------------------------------------------------------
+
+
+class _CalculusWorker(_Worker):
+    """The math verifier's worker protocol, running this module's ``check`` instead."""
+
+    def __init__(self) -> None:  # noqa: D107 - same start-up handshake as _Worker, other module
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", MODULE],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            close_fds=True,
+        )
+        self.buffer = b""
+        try:
+            ready = self.read_line(STARTUP_TIMEOUT_S)
+        except (WorkerTimeout, WorkerCrashed) as exc:
+            self.kill()
+            raise WorkerCrashed(f"worker failed to start: {type(exc).__name__} {exc}") from None
+        if ready != {"ready": True}:
+            self.kill()
+            raise WorkerCrashed(f"worker failed to start: {ready!r}")
+
+
+class _Pool:
+    """One borrowed worker per call; idle workers stay warm; a timed-out worker is killed and a
+    replacement starts in the background (a caller waits for it rather than start another)."""
+
+    def __init__(self, max_idle: int = 4) -> None:
+        self.max_idle = max_idle
+        self._reset_after_fork()
+        atexit.register(self.close)
+        os.register_at_fork(after_in_child=self._reset_after_fork)
+
+    def _reset_after_fork(self) -> None:
+        self._ready = threading.Condition(threading.Lock())
+        self._idle: list[_CalculusWorker] = []
+        self._starting, self._pid = 0, os.getpid()
+
+    def call(self, request: dict[str, Any], timeout_s: float) -> Any:
+        worker = self._borrow()
+        try:
+            result = worker.call(request, timeout_s)
+        except BaseException:
+            worker.kill()  # timed out or crashed: its reply may still be in flight
+            with self._ready:
+                self._starting += 1
+            threading.Thread(target=self._replace, name="palaestra-calculus-respawn", daemon=True).start()
+            raise
+        self._give_back(worker)
+        return result
+
+    def _borrow(self) -> _CalculusWorker:
+        with self._ready:
+            while True:
+                while self._idle:
+                    worker = self._idle.pop()
+                    if worker.alive():
+                        return worker
+                if self._starting == 0:
+                    break
+                self._ready.wait(timeout=STARTUP_TIMEOUT_S)
+        return _CalculusWorker()
+
+    def _replace(self) -> None:
+        worker = None
+        try:
+            worker = _CalculusWorker()
+        except WorkerCrashed:
+            pass  # the next call starts one itself and reports the failure
+        finally:
+            with self._ready:
+                self._starting -= 1
+                self._ready.notify_all()
+        if worker is not None:
+            self._give_back(worker)
+
+    def _give_back(self, worker: _CalculusWorker) -> None:
+        with self._ready:
+            if len(self._idle) < self.max_idle and os.getpid() == self._pid:
+                self._idle.append(worker)
+                self._ready.notify()
+                return
+        worker.kill()
+
+    def close(self) -> None:
+        with self._ready:
+            idle, self._idle = self._idle, []
+        if os.getpid() == self._pid:
+            for worker in idle:
+                worker.kill()
+
+
+_POOL = _Pool()
+
+
+def call(args: dict[str, Any], timeout_s: float) -> dict[str, Any]:
+    """Run :func:`check` in a worker; raises ``WorkerTimeout`` or ``WorkerCrashed``."""
+    return _POOL.call({"fn": "check", "args": args}, timeout_s)
+
+
+def check_local(args: dict[str, Any]) -> dict[str, Any]:
+    """:func:`check` in this process, without a time bound (for trusted text only: tests)."""
+    return check(args)
+
+
+# ------------------------------------------------------------------------------------------
+# The child side
+# ------------------------------------------------------------------------------------------
+
+
+def _serve() -> None:
+    try:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT_BYTES, MEMORY_LIMIT_BYTES))
+    except (ImportError, ValueError, OSError):
+        pass
+    # sympy imports simplify and friends lazily: pay that at start-up, not inside a time bound
+    check({"mode": "antiderivative", "var": "x", "target": "sin(x)*cos(x)", "answer": "-cos(2x)/4"})
+    out = sys.stdout.buffer
+    out.write(b'{"ready": true}\n')
+    out.flush()
+    for line in sys.stdin.buffer:
+        try:
+            request = json.loads(line)
+            if request.get("fn") != "check":
+                raise ValueError(f"unknown function {request.get('fn')!r}")
+            reply: dict[str, Any] = {"result": check(request["args"])}
+        except MemoryError:
+            reply = {"error": "out of memory"}
+        except Exception as exc:  # report, keep serving: the parent decides what it means
+            reply = {"error": f"{type(exc).__name__}: {exc}"[:500]}
+        out.write(json.dumps(reply).encode() + b"\n")
+        out.flush()
+
+
+if __name__ == "__main__":
+    _serve()
