@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from palaestra.core import Difficulty, Task
 from palaestra.envs.feedback import FeedbackEnv
+from palaestra.generators.formal import natural_deduction
 from palaestra.generators.formal.natural_deduction import (
     ATOMS,
     canonical_form,
@@ -294,6 +295,15 @@ def test_pathological_submissions_are_bounded() -> None:
     many = ["1. P → Q [premise]", "2. ¬Q [premise]"] + [f"{k}. ¬Q [R {k - 1}]" for k in range(3, 300)]
     verdict = IMPL.verify(MODUS_TOLLENS, wrap(many))
     assert not verdict.correct and verdict.format_ok and "not the conclusion" in verdict.reason
+
+
+def test_a_check_past_its_time_limit_is_a_verifier_error(monkeypatch) -> None:
+    task = make_task(FAMILY, seed=4, level=3)
+    monkeypatch.setattr(natural_deduction, "VERIFY_SECONDS", -1.0)  # every check is already late
+    verdict = verify(task, IMPL.reference_response(task))
+    assert verdict.error == "timeout" and not verdict.correct
+    monkeypatch.undo()
+    assert verify(task, IMPL.reference_response(task)).correct
 
 
 def test_feedback_env_returns_the_first_failing_step() -> None:
