@@ -1,7 +1,8 @@
 """``palaestra train``: flags generated from :class:`TrainConfig` fields (with their help text).
 
-palaestra train --preset tiny                       # CPU, the built-in tiny model
-palaestra train --model ./my-model --backend vllm   # any local Hugging Face causal LM
+palaestra train --preset tiny                       # CPU, built-in tiny model: self-play (arith)
+palaestra train --preset tiny --no-selfplay         # the same model: plain GRPO on --families
+palaestra train --model ./my-model --backend vllm   # any local Hugging Face causal LM (GRPO)
 """
 
 from __future__ import annotations
@@ -10,15 +11,16 @@ import argparse
 import dataclasses
 from typing import Any
 
-from palaestra.agents.config import PRESETS, TrainConfig, field_types
+from palaestra.agents.config import PRESETS, SELFPLAY_PRESETS, TrainConfig, field_types
 
 
 def add_cli(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "train",
-        help="train a model on palaestra tasks (GRPO; SFT warm start; curriculum)",
-        description="Train a model with GRPO on palaestra tasks. Every flag defaults to the preset's "
-        "value (or the config default without a preset).",
+        help="train a model on palaestra tasks (self-play or GRPO; SFT warm start; curriculum)",
+        description="Train a model on palaestra tasks: by proposer/solver self-play (--selfplay; the "
+        "default of --preset tiny) or by GRPO on catalog families (--no-selfplay; the default otherwise). "
+        "Every flag defaults to the preset's value (or the config default without a preset).",
     )
     p.add_argument("--preset", choices=sorted(PRESETS), default=None, help="start from a named preset")
     types = field_types()
@@ -48,13 +50,18 @@ def add_cli(subparsers: Any) -> None:
 
 
 def config_from_args(args: argparse.Namespace) -> TrainConfig:
-    """The preset (if any) with every flag the user gave applied on top."""
+    """The preset (if any; in self-play mode with its self-play ``train`` fields) with every flag
+    the user gave applied on top."""
+    from palaestra.agents.selfplay.cli import selfplay_enabled
+
     given = {
         f.name: getattr(args, f.name)
         for f in dataclasses.fields(TrainConfig)
         if getattr(args, f.name, None) is not None
     }
     base = dict(PRESETS[args.preset]) if args.preset else {}
+    if args.preset in SELFPLAY_PRESETS and selfplay_enabled(args):
+        base.update(SELFPLAY_PRESETS[args.preset].get("train", {}))
     return TrainConfig(**{**base, **given})
 
 
@@ -63,9 +70,9 @@ def run_train(args: argparse.Namespace) -> int:
     from palaestra.agents.policy import check_families
 
     check_families(config.family_list())  # the cheapest check first, even without torch
-    if getattr(args, "selfplay", False):
-        from palaestra.agents.selfplay.cli import run_selfplay_train
+    from palaestra.agents.selfplay.cli import run_selfplay_train, selfplay_enabled
 
+    if selfplay_enabled(args):  # --selfplay, or a preset that self-plays unless --no-selfplay
         return run_selfplay_train(args, config)
     try:
         import torch  # noqa: F401

@@ -112,7 +112,8 @@ def test_config_that_cannot_fit_memory_fails_fast(tiny_path):
 
 
 def test_palaestra_train_end_to_end_writes_reports(tmp_path, tiny_path, capsys):
-    """`palaestra train --preset tiny` (shrunk): JSONL metrics, PNG plots, summary, checkpoint."""
+    """`palaestra train --preset tiny --no-selfplay` (plain GRPO, shrunk): JSONL metrics, PNG plots,
+    summary, checkpoint. The preset's default self-play run: tests/agents/selfplay/test_preset.py."""
     pytest.importorskip("matplotlib")
     from palaestra.agents.reporting import read_jsonl
     from palaestra.cli import main
@@ -122,6 +123,7 @@ def test_palaestra_train_end_to_end_writes_reports(tmp_path, tiny_path, capsys):
         "train",
         "--preset",
         "tiny",
+        "--no-selfplay",
         "--backend",
         "transformers",
         "--steps",

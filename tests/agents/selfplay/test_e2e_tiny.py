@@ -39,4 +39,4 @@ def test_tiny_selfplay_step(tmp_path) -> None:
     )
     assert last["solver_samples"] >= 8
     rows = [json.loads(line) for line in (tmp_path / "metrics.jsonl").read_text().splitlines()]
-    assert [r["kind"] for r in rows] == ["eval_sft", "selfplay"]
+    assert [r["kind"] for r in rows] == ["eval_sft", "selfplay", "eval"]

@@ -150,7 +150,8 @@ def test_run_selfplay_orchestration_and_resume(tmp_path, monkeypatch) -> None:
     summary = run_selfplay(config, SelfPlayConfig(proposals_per_type=2), "arith", quiet=True)
     assert summary["steps"] == 2 and summary["sft_eval"] == {"eval/accuracy": 0.5}
     kinds = [r["kind"] for r in read_jsonl(tmp_path / "run" / "metrics.jsonl")]
-    assert kinds == ["eval_sft", "selfplay", "selfplay"]
+    assert kinds == ["eval_sft", "selfplay", "selfplay", "eval"]
+    assert (tmp_path / "run" / "plots" / "selfplay.png").exists() or not _has_matplotlib()
     assert sorted(saved) == [1, 2] and saved[2]["selfplay"]["step"] == 2
     resumed = run_selfplay(
         preset("tiny", steps=3, sft_steps=0, resume=True, output_dir=str(tmp_path / "run")),
@@ -163,3 +164,11 @@ def test_run_selfplay_orchestration_and_resume(tmp_path, monkeypatch) -> None:
         saved[3]["selfplay"]["buffers"]["arith"]["entries"][0]
         == saved[2]["selfplay"]["buffers"]["arith"]["entries"][0]
     )
+
+
+def _has_matplotlib() -> bool:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
