@@ -7,6 +7,10 @@ asks for an order. The submitted SQL runs in-process in sqlite3 on an in-memory 
 authorizer that allows reading and SELECT only (no ATTACH, PRAGMA, writes), ``query_only``, a
 progress-handler step limit (so recursive CTEs and huge joins end), length limits and a row cap.
 
+Weak solver: a keyword-driven single-table query writer (columns and WHERE filters read off the
+request's phrases; no grouping, aggregation, join or ordering), so it solves the filter tiers and
+fails from the GROUP BY tier on.
+
 Generation: about 320 tasks/s at level 5 (CPU time, one core).
 """
 
@@ -197,6 +201,42 @@ def extract_sql(response: str) -> str | None:
     return text
 
 
+# the weak writer's phrase book: English filter phrase -> WHERE condition on employees
+_WEAK_FILTERS = (
+    (r"salary is greater than (\d+)", "salary > {}"),
+    (r"earning at least (\d+)", "salary >= {}"),
+    (r"department '(\w+)'", "dept = '{}'"),
+    (r"at most (\d+) years old", "age <= {}"),
+    (r"older than (\d+)", "age > {}"),
+    (r"younger than (\d+)", "age < {}"),
+)
+_WEAK_COLUMNS = (("name", "name"), ("age", "age"), ("department", "dept"), ("salary", "salary"))
+
+
+def weak_query(prompt: str) -> tuple[str | None, int]:
+    """(single-table SELECT ... FROM employees WHERE ..., phrases used) from the request text."""
+    found = re.search(r"that returns: (.*?)\n\n", prompt, re.DOTALL)
+    if not found:
+        return None, 0
+    request = found.group(1)
+    # columns: named before "of every employee", else after the colon of "for each ...: ..."
+    head = request.split(" of every employee")[0] if " of every employee" in request else request
+    head = head.split(":", 1)[-1]
+    columns = sorted(
+        ((m.start(), col) for word, col in _WEAK_COLUMNS for m in re.finditer(rf"\b{word}\b", head)),
+    )
+    names = list(dict.fromkeys(col for _, col in columns))
+    conditions = [
+        template.format(m.group(1))
+        for pattern, template in _WEAK_FILTERS
+        for m in re.finditer(pattern, request)
+    ]
+    if not names:
+        return None, len(conditions)
+    where = f" WHERE {' AND '.join(conditions)}" if conditions else ""
+    return f"SELECT {', '.join(names)} FROM employees{where}", len(names) + len(conditions)
+
+
 def _rows(table: list[list[Any]]) -> str:
     return "\n".join("  " + ", ".join(repr(v) for v in row) for row in table)
 
@@ -265,9 +305,11 @@ class SqlSynthesis(Family):
         )
 
     def solve_weak(self, task: Task) -> SolverRun:
-        # writes single-table filters only (no grouping, joins or ordering)
-        tier = int(task.metadata["tier"])
-        return SolverRun(f"<answer>{task.answer}</answer>" if tier <= 2 else None, float(min(tier, 2)))
+        """A keyword-driven single-table query writer (``weak_query``): it reads the columns and
+        row filters off the English request, but writes no grouping, aggregation, join or
+        ordering; it gives up when it finds no column it knows."""
+        sql, phrases = weak_query(task.prompt)
+        return SolverRun(None if sql is None else f"<answer>{sql}</answer>", float(phrases))
 
     def mutated_responses(self, task: Task, rng: np.random.Generator) -> list[str]:
         sql = task.answer
