@@ -219,3 +219,124 @@ TESTS: dict[str, Callable[[np.random.Generator, int], Tests]] = {
     "edit_distance": tests_edit_distance,
     "count_mod": tests_count_mod,
 }
+
+
+# ------------------------------------------------------------------ the weak solver's programs
+# Brute force a programmer writes before knowing the efficient algorithm: correct, exponential
+# (or quadratic, for sorting) in the input size. Each counts its basic steps with ``_tick`` and
+# raises once past BRUTE_BUDGET steps over the whole suite, standing in for the time limit.
+BRUTE_BUDGET = 100_000
+BRUTE_HEADER = f"""_STEPS = [0]
+
+
+def _tick():
+    _STEPS[0] += 1
+    if _STEPS[0] > {BRUTE_BUDGET}:
+        raise TimeoutError("brute force ran out of time")
+
+
+"""
+
+BRUTE_SORT_PAIRS = """def solve(data):
+    tokens = data.split()
+    n = int(tokens[0])
+    pairs = [(int(tokens[1 + 2 * i]), int(tokens[2 + 2 * i])) for i in range(n)]
+    out = []
+    while pairs:
+        best = 0
+        for i in range(1, len(pairs)):
+            _tick()
+            if (pairs[i][1], -pairs[i][0]) < (pairs[best][1], -pairs[best][0]):
+                best = i
+        out.append(pairs.pop(best))
+    return "\\n".join(f"{a} {b}" for a, b in out)
+"""
+
+BRUTE_INTERVALS = """def solve(data):
+    tokens = data.split()
+    n = int(tokens[0])
+    spans = sorted((int(tokens[1 + 2 * i]), int(tokens[2 + 2 * i])) for i in range(n))
+
+    def best(i, free):
+        # try both: skip spans[i], or take it when it starts after the last taken end
+        _tick()
+        if i == len(spans):
+            return 0
+        skip = best(i + 1, free)
+        start, end = spans[i]
+        if free is None or start >= free:
+            return max(skip, 1 + best(i + 1, end))
+        return skip
+
+    return str(best(0, None))
+"""
+
+BRUTE_SHORTEST_PATH = """def solve(data):
+    tokens = data.split()
+    n, m = int(tokens[0]), int(tokens[1])
+    adj = [[] for _ in range(n)]
+    for i in range(m):
+        adj[int(tokens[2 + 3 * i])].append((int(tokens[3 + 3 * i]), int(tokens[4 + 3 * i])))
+    best = [None]
+    on_path = [False] * n
+
+    def walk(u, length):
+        # every simple path from node 0
+        _tick()
+        if u == n - 1:
+            if best[0] is None or length < best[0]:
+                best[0] = length
+            return
+        on_path[u] = True
+        for v, w in adj[u]:
+            if not on_path[v]:
+                walk(v, length + w)
+        on_path[u] = False
+
+    walk(0, 0)
+    return str(-1 if best[0] is None else best[0])
+"""
+
+BRUTE_EDIT_DISTANCE = """def solve(data):
+    lines = data.split("\\n")
+    a, b = lines[0].strip(), lines[1].strip()
+
+    def dist(i, j):
+        # distance between a[i:] and b[j:], by plain recursion (no table)
+        _tick()
+        if i == len(a):
+            return len(b) - j
+        if j == len(b):
+            return len(a) - i
+        if a[i] == b[j]:
+            return dist(i + 1, j + 1)
+        return 1 + min(dist(i + 1, j), dist(i, j + 1), dist(i + 1, j + 1))
+
+    return str(dist(0, 0))
+"""
+
+BRUTE_COUNT_MOD = """def solve(data):
+    tokens = data.split()
+    total, p = int(tokens[0]), int(tokens[1])
+    parts = [int(t) for t in tokens[3:]]
+
+    def ways(s):
+        # count the sequences one by one (no table)
+        _tick()
+        if s == 0:
+            return 1
+        return sum(ways(s - part) for part in parts if part <= s)
+
+    return str(ways(total) % p)
+"""
+
+BRUTE_FORCE = {
+    kind: BRUTE_HEADER + source
+    for kind, source in {
+        "sort_pairs": BRUTE_SORT_PAIRS,
+        "interval_scheduling": BRUTE_INTERVALS,
+        "shortest_path": BRUTE_SHORTEST_PATH,
+        "edit_distance": BRUTE_EDIT_DISTANCE,
+        "count_mod": BRUTE_COUNT_MOD,
+    }.items()
+}

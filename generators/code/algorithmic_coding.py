@@ -12,6 +12,11 @@ reference (constants +-1, swapped operators) are run in-process (the references 
 ``MIN_MUTATION_SCORE`` of them; the score is stored in ``metadata``. Generation therefore costs
 more than plain generation: about 120 tasks/s at level 5 (CPU time, one core), a few tasks/s for edit_distance at level 10 (the slowest kind),
 dominated by running the reference and the mutants on the large tests).
+
+Weak solver: a brute-force programmer (``_algorithms.BRUTE_FORCE``): correct but exponential
+programs (every subset, every simple path, recursion without a table; selection sort) whose step
+counter gives up past ``BRUTE_BUDGET`` steps for the suite, standing in for the time limit; the
+verifier runs them, so they pass small suites and fail as the large tests grow with the level.
 """
 
 from __future__ import annotations
@@ -26,13 +31,12 @@ from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.sandbox import Job
 
-from ._algorithms import KINDS, REFERENCES, STATEMENTS, TESTS
+from ._algorithms import BRUTE_BUDGET, BRUTE_FORCE, KINDS, REFERENCES, STATEMENTS, TESTS
 from ._code_answer import extract_code
 from ._runner import failed_run, run_jobs
 from .bug_repair import line_edits
 
 MIN_MUTATION_SCORE = 0.95
-WEAK_MAX_SIZE = 30
 MARKER = "\n@@palaestra-outputs@@\n"
 DRIVER = f"""
 def __palaestra_run():
@@ -230,10 +234,11 @@ class AlgorithmicCoding(Family):
         return SolverRun(self.reference_response(task), float(task.metadata["work"]))
 
     def solve_weak(self, task: Task) -> SolverRun:
-        # a brute-force programmer: right, but too slow beyond small inputs
-        size = int(task.difficulty.knobs["size"])
-        response = self.reference_response(task) if size <= WEAK_MAX_SIZE else None
-        return SolverRun(response, float(min(size, WEAK_MAX_SIZE)))
+        """A brute-force programmer: submits a correct but exponential program (every subset,
+        every simple path, plain recursion without a table; selection sort for sorting) whose
+        step counter gives up past BRUTE_BUDGET steps, the stand-in for the time limit. The
+        verifier runs it: it passes small suites and fails once the large tests outgrow it."""
+        return SolverRun(f"<answer>\n{BRUTE_FORCE[task.metadata['kind']]}</answer>", float(BRUTE_BUDGET))
 
     def mutated_responses(self, task: Task, rng: np.random.Generator) -> list[str]:
         meta = task.metadata
