@@ -1,14 +1,17 @@
 """Equational proofs in groups, commutative rings and Boolean algebras: a chain of rewrites from
 the left side of a goal to its right side, each step one instance of a numbered axiom.
 
-Goals come from a random walk of axiom applications from a random start term (each axiom used in
-one direction per walk, at any position; a variable that only one side of an axiom has is
-filled with a goal variable), within a term-size cap, never stepping to a term one rewrite from
-an earlier one or two rewrites from one before that, so every goal is provable by construction
-and the walk has no short detours. Any two of its terms one rewrite apart are joined directly,
-and a bidirectional breadth-first search over the same rewrites (bounded budget) replaces it by
-any shorter proof it finds; goals whose proof is then shorter than the level's ``min_steps``
-are drawn again. The reference proof is that chain; effort is its number of steps.
+Goals come from a random walk from a random start term, within a term-size cap. A move applies
+one axiom at one position (each axiom in one direction per walk; a variable only the new side
+has is filled with a goal variable), or, from level 5, a derived law (inv(inv(x)) = x,
+inv(x*y) = inv(y)*inv(x), x*0 = 0, -(-x) = x, x ∨ x = x, absorption, ...) whose proof from the
+axioms is spliced in: the solver sees only the axioms. No move ends one rewrite from an
+earlier term or two rewrites from one before that, so every goal is provable by construction
+and the walk has no short detours. Any two terms of the walk one rewrite apart are then joined
+directly, and a bidirectional breadth-first search over the same rewrites (bounded budget)
+replaces the chain by any shorter proof it finds; goals whose proof is still shorter than the
+level's ``min_steps`` are drawn again. The reference proof is that chain; effort is its number
+of steps.
 
 The checker reads ``t0 = t1 [G2] = t2 [G1 <-] ...`` (one step a line is usual) with its own
 small parser (ASCII or Unicode operators, redundant parentheses and whitespace free; no eval).
@@ -17,7 +20,7 @@ cited axiom (the position and the substitution are not asked for), and the first
 is named. Any valid chain counts. Verification is bounded: terms, steps and nesting have caps,
 match attempts are counted against a budget and the wall clock against a limit; running out of
 either is a ``Verdict`` with ``error`` set. The certifying search makes generation slower than
-the house target: level 5 generates at ~10 tasks/s.
+the house target: level 5 generates at ~20 tasks/s (measured on a loaded machine).
 """
 
 from __future__ import annotations
@@ -458,6 +461,88 @@ THEORIES = {
 }
 
 
+# Derived laws the walk may apply in one move; their proofs (checked by the tests) are spliced
+# into the reference proof, so a goal can hide inv(inv(u)) for u or u ∨ u for u.
+LEMMAS = {
+    "group": (
+        "inv(inv(x)) = inv(inv(x))*e [G3 <-] = inv(inv(x))*(inv(x)*x) [G4 <-] = inv(inv(x))*inv(x)*x [G1 <-]"
+        " = e*x [G4] = x [G2]",
+        "inv(e) = inv(e)*e [G3 <-] = e [G4]",
+        "x*(inv(x)*y) = x*inv(x)*y [G1 <-] = e*y [G5] = y [G2]",
+        "inv(x)*(x*y) = inv(x)*x*y [G1 <-] = e*y [G4] = y [G2]",
+        "inv(y)*inv(x) = e*(inv(y)*inv(x)) [G2 <-] = inv(x*y)*(x*y)*(inv(y)*inv(x)) [G4 <-]"
+        " = inv(x*y)*(x*y*(inv(y)*inv(x))) [G1] = inv(x*y)*(x*(y*(inv(y)*inv(x)))) [G1]"
+        " = inv(x*y)*(x*(y*inv(y)*inv(x))) [G1 <-] = inv(x*y)*(x*(e*inv(x))) [G5]"
+        " = inv(x*y)*(x*inv(x)) [G2] = inv(x*y)*e [G5] = inv(x*y) [G3]",
+    ),
+    "ring": (
+        "x*0 = x*0 + 0 [R3 <-] = x*0 + (x*0 + (-(x*0))) [R4 <-] = x*0 + x*0 + (-(x*0)) [R1 <-]"
+        " = x*(0 + 0) + (-(x*0)) [R8 <-] = x*0 + (-(x*0)) [R3] = 0 [R4]",
+        "-(-x) = -(-x) + 0 [R3 <-] = -(-x) + (x + (-x)) [R4 <-] = -(-x) + ((-x) + x) [R2]"
+        " = -(-x) + (-x) + x [R1 <-] = (-x) + (-(-x)) + x [R2] = 0 + x [R4] = x + 0 [R2] = x [R3]",
+        "0 + x = x + 0 [R2] = x [R3]",
+        "1*x = x*1 [R6] = x [R7]",
+        "(y + z)*x = x*(y + z) [R6] = x*y + x*z [R8] = y*x + x*z [R6] = y*x + z*x [R6]",
+    ),
+    "boolean": (
+        "x ∨ x = (x ∨ x) ∧ 1 [B8 <-] = (x ∨ x) ∧ (x ∨ ¬x) [B9 <-] = x ∨ (x ∧ ¬x) [B6 <-]"
+        " = x ∨ 0 [B10] = x [B7]",
+        "x ∧ x = (x ∧ x) ∨ 0 [B7 <-] = (x ∧ x) ∨ (x ∧ ¬x) [B10 <-] = x ∧ (x ∨ ¬x) [B5 <-]"
+        " = x ∧ 1 [B9] = x [B8]",
+        "x ∨ 1 = (x ∨ 1) ∧ 1 [B8 <-] = (x ∨ 1) ∧ (x ∨ ¬x) [B9 <-] = x ∨ (1 ∧ ¬x) [B6 <-]"
+        " = x ∨ (¬x ∧ 1) [B2] = x ∨ ¬x [B8] = 1 [B9]",
+        "x ∧ 0 = (x ∧ 0) ∨ 0 [B7 <-] = (x ∧ 0) ∨ (x ∧ ¬x) [B10 <-] = x ∧ (0 ∨ ¬x) [B5 <-]"
+        " = x ∧ (¬x ∨ 0) [B1] = x ∧ ¬x [B7] = 0 [B10]",
+        "x ∨ (x ∧ y) = (x ∧ 1) ∨ (x ∧ y) [B8 <-] = x ∧ (1 ∨ y) [B5 <-] = x ∧ (y ∨ 1) [B1]"
+        " = x ∧ ((y ∨ 1) ∧ 1) [B8 <-] = x ∧ ((y ∨ 1) ∧ (y ∨ ¬y)) [B9 <-] = x ∧ (y ∨ (1 ∧ ¬y)) [B6 <-]"
+        " = x ∧ (y ∨ (¬y ∧ 1)) [B2] = x ∧ (y ∨ ¬y) [B8] = x ∧ 1 [B9] = x [B8]",
+    ),
+}
+
+
+def parse_chain(theory: Theory, text: str) -> Chain:
+    """Our own (trusted) chain text as (term, axiom, direction) entries."""
+    parts = _split_chain(text)
+    chain: Chain = [(theory.parse(parts[0]), "", "")]
+    for part in parts[1:]:
+        step = _STEP.match(part)
+        label = _LABEL.match(step["label"]) if step else None
+        if step is None or label is None:
+            raise ValueError(f"cannot read {part!r}")
+        chain.append((theory.parse(step["term"]), label["name"], _direction(label)[0]))
+    return chain
+
+
+@functools.cache
+def _lemmas(theory_name: str) -> tuple[Chain, ...]:
+    theory = THEORIES[theory_name]
+    return tuple(parse_chain(theory, text) for text in LEMMAS[theory_name])
+
+
+def lemma_moves(
+    theory: Theory, t: Term, fillers: Sequence[str], max_size: int
+) -> Iterator[tuple[tuple[str, str], Chain]]:
+    """Every application of a derived law to one subterm of t, as ((law, direction), the spliced
+    steps from t); the end term is no larger than ``max_size``."""
+    spots = positions(t)
+    for number, proof in enumerate(_lemmas(theory.name)):
+        for direction in ("->", "<-"):
+            steps = proof if direction == "->" else _reverse(proof)
+            src = steps[0][0]
+            fresh = sorted(set().union(*(variables(u) for u, _, _ in steps)) - variables(src))
+            for path, u in spots:
+                sub: dict[str, Term] = {}
+                if not match(src, u, sub):
+                    continue
+                for fill in fillers if fresh else ("",):
+                    sub.update({v: fill for v in fresh})
+                    end = replace_at(t, path, substitute(steps[-1][0], sub))
+                    if size(end) > max_size:
+                        continue
+                    spliced = [(replace_at(t, path, substitute(p, sub)), n, d) for p, n, d in steps[1:]]
+                    yield (f"L{number}", direction), spliced
+
+
 # --------------------------------------------------------------------------------------------
 # Rewriting: one step (checker) and all steps (walk, search)
 # --------------------------------------------------------------------------------------------
@@ -620,13 +705,20 @@ WALK_TRIES = 8  # candidates a walk step may test before the walk is abandoned
 
 
 def random_walk(
-    theory: Theory, start: Term, steps: int, fillers: Sequence[str], max_size: int, rng: np.random.Generator
+    theory: Theory,
+    start: Term,
+    steps: int,
+    fillers: Sequence[str],
+    max_size: int,
+    rng: np.random.Generator,
+    lemma_at: Sequence[int] = (),
 ) -> Chain | None:
-    """``steps`` random rewrites from ``start`` that never come back near the earlier path.
+    """``steps`` random moves from ``start`` that never come back near the earlier path.
 
-    Each axiom is used in one direction only, and a new term may not be one rewrite from any
-    term before the current one, nor two rewrites from any term before that, so no one- or
-    two-step detour shortens the walk. The axiom and
+    A move is one rewrite, or at the indices ``lemma_at`` one application of a derived law whose
+    proof from the axioms is spliced in. Each axiom is used in one direction only, and a move
+    may not end one rewrite from any term before the current one, nor two rewrites from any
+    term before that, so no one- or two-step detour shortens the walk. The axiom (or law) and
     direction are drawn first, then the position, so size-growing rewrites that apply
     everywhere do not crowd out the rest."""
     chain: Chain = [(start, "", "")]
@@ -636,27 +728,32 @@ def random_walk(
     within2: set[Term] = set()  # ... from a term before the previous one
     # each axiom is used in one direction only, so no later step undoes an earlier one with it
     oriented = {r.name: "->" if r.symmetric or rng.random() < 0.5 else "<-" for r in theory.rules}
-    for _ in range(steps):
+    for index in range(steps):
         balls.append({chain[-1][0], *(v for v, _, _ in moves)})
-        groups: dict[tuple[str, str], list[Term]] = {}
-        for new, name, direction in moves:
-            if new not in within1 and oriented[name] == direction:
-                groups.setdefault((name, direction), []).append(new)
+        groups: dict[tuple[str, str], list[Chain]] = {}
+        if index in lemma_at:
+            for key, spliced in lemma_moves(theory, chain[-1][0], fillers, max_size):
+                if spliced[-1][0] not in within1:
+                    groups.setdefault(key, []).append(spliced)
+        else:
+            for new, name, direction in moves:
+                if new not in within1 and oriented[name] == direction:
+                    groups.setdefault((name, direction), []).append([(new, name, direction)])
         for _ in range(WALK_TRIES):
             if not groups:
                 return None
             keys = sorted(groups)
             key = keys[int(rng.integers(len(keys)))]
             options = groups[key]
-            new = options.pop(int(rng.integers(len(options))))
+            spliced = options.pop(int(rng.integers(len(options))))
             if not options:
                 del groups[key]
-            new_moves = list(neighbours(theory, new, fillers, max_size))
+            new_moves = list(neighbours(theory, spliced[-1][0], fillers, max_size))
             if not any(v in within2 for v, _, _ in new_moves):
                 break
         else:
             return None
-        chain.append((new, *key))
+        chain.extend(spliced)
         moves = new_moves
         if len(balls) >= 2:
             within2 |= balls[-2]
@@ -883,30 +980,41 @@ class EquationalKnobs(Knobs):
     )
     term_size: int = knob(3, low=1, high=12, help="leaves of the random start term")
     variables: int = knob(2, low=1, high=4, help="distinct variables the goal may use")
-    steps: int = knob(2, low=1, high=40, help="rewrites in the random walk that makes the goal")
+    steps: int = knob(
+        2, low=1, high=40, help="moves (rewrites or derived laws) of the walk that makes the goal"
+    )
     min_steps: int = knob(
         1, low=1, high=40, help="reject goals with a proof shorter than this (found by search)"
     )
     growth: int = knob(
         4, low=0, high=20, help="terms along the proof may exceed the start term by this many symbols"
     )
+    lemmas: int = knob(
+        0,
+        low=0,
+        high=10,
+        help="walk steps that apply a derived law (inv(inv(x)) = x, x*0 = 0, x ∨ x = x, ...) whose "
+        "proof from the axioms the solver must rediscover",
+    )
 
     def validate(self) -> None:
         if self.min_steps > self.steps:
             raise ValueError("min_steps cannot exceed steps")
+        if self.lemmas > self.steps:
+            raise ValueError("lemmas cannot exceed steps")
 
 
 LEVELS = {
-    1: EquationalKnobs(term_size=2, variables=2, steps=1, min_steps=1, growth=3),
+    1: EquationalKnobs(term_size=3, variables=2, steps=1, min_steps=1, growth=3),
     2: EquationalKnobs(term_size=3, variables=2, steps=2, min_steps=2, growth=4),
     3: EquationalKnobs(term_size=3, variables=3, steps=3, min_steps=3, growth=4),
     4: EquationalKnobs(term_size=4, variables=3, steps=4, min_steps=4, growth=5),
-    5: EquationalKnobs(term_size=5, variables=3, steps=5, min_steps=5, growth=5),
-    6: EquationalKnobs(term_size=5, variables=3, steps=6, min_steps=5, growth=6),
-    7: EquationalKnobs(term_size=6, variables=3, steps=8, min_steps=6, growth=6),
-    8: EquationalKnobs(term_size=6, variables=3, steps=10, min_steps=7, growth=7),
-    9: EquationalKnobs(term_size=7, variables=4, steps=12, min_steps=8, growth=7),
-    10: EquationalKnobs(term_size=8, variables=4, steps=14, min_steps=9, growth=8),
+    5: EquationalKnobs(term_size=4, variables=3, steps=4, min_steps=4, growth=5, lemmas=1),
+    6: EquationalKnobs(term_size=5, variables=3, steps=5, min_steps=5, growth=6, lemmas=1),
+    7: EquationalKnobs(term_size=5, variables=3, steps=6, min_steps=6, growth=6, lemmas=2),
+    8: EquationalKnobs(term_size=6, variables=3, steps=8, min_steps=7, growth=7, lemmas=2),
+    9: EquationalKnobs(term_size=6, variables=4, steps=9, min_steps=8, growth=7, lemmas=3),
+    10: EquationalKnobs(term_size=7, variables=4, steps=11, min_steps=9, growth=8, lemmas=3),
 }
 
 
@@ -948,7 +1056,8 @@ class EquationalProof(Family):
         for _ in range(500):
             start = random_term(theory, knobs.term_size, names, rng)
             max_size = size(start) + knobs.growth
-            walk = random_walk(theory, start, knobs.steps, names, max_size, rng)
+            lemma_at = sorted(int(i) for i in rng.choice(knobs.steps, size=knobs.lemmas, replace=False))
+            walk = random_walk(theory, start, knobs.steps, names, max_size, rng, lemma_at)
             if walk is None:
                 continue
             chain = shortcut(theory, walk)
@@ -965,7 +1074,7 @@ class EquationalProof(Family):
             )
             if found is not None and len(found) < len(chain):
                 chain = shortcut(theory, found)
-            if len(chain) - 1 >= knobs.min_steps:
+            if len(chain) - 1 >= knobs.min_steps and chain[0][0] != chain[-1][0]:
                 break
         else:
             raise RuntimeError(f"could not draw a goal for {knobs}")

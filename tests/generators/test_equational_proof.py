@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from palaestra.generators.formal.equational_proof import (
+    LEMMAS,
     MAX_STEPS,
     MAX_TERM_DEPTH,
     THEORIES,
@@ -185,6 +186,18 @@ def test_classic_theorems_in_rings_and_boolean_algebras() -> None:
     assert check_chain(BOOLEAN, BOOLEAN.parse("a ∨ a"), BOOLEAN.parse("a"), idempotent).correct
 
 
+def test_every_derived_law_has_a_valid_proof() -> None:
+    for name, proofs in LEMMAS.items():
+        theory = THEORIES[name]
+        for proof in proofs:
+            parts = proof.split(" = ")
+            lhs, rhs = theory.parse(parts[0]), theory.parse(parts[-1].split("[")[0])
+            assert lhs != rhs and check_chain(theory, lhs, rhs, proof).correct, proof
+    # a goal built on a law: the reference proof has to derive it from the axioms
+    task = make_task(FAMILY, seed=1, level=6, theory="group", lemmas=5, steps=5, min_steps=5)
+    assert task.metadata["proof_steps"] > 5 and verify(task, IMPL.reference_response(task)).correct
+
+
 def test_format_variants_are_accepted() -> None:
     goal = GROUP.parse("inv(inv(a))"), GROUP.parse("a")
     ascii_ = """a^-1^-1 = (a^(-1))^-1 · e [G3, reversed] = a⁻¹⁻¹*(a⁻¹×a) [<- G4]
@@ -260,3 +273,16 @@ def test_weak_solver_fades_with_level() -> None:
     low = [IMPL.solve_weak(make_task(FAMILY, seed=s, level=1)).response for s in range(6)]
     high = [IMPL.solve_weak(make_task(FAMILY, seed=s, level=8)).response for s in range(3)]
     assert all(r is not None for r in low) and all(r is None for r in high)
+
+
+def test_feedback_names_the_failing_step_then_accepts_the_fix() -> None:
+    from palaestra.envs.feedback import FeedbackEnv
+
+    env = FeedbackEnv(FAMILY, level=4, max_attempts=2)
+    env.reset(seed=5)
+    lines = env.task.answer.split("\n")
+    broken = lines[:2] + [lines[2].rsplit("[", 1)[0] + "[Z1]"] + lines[3:]
+    observation, reward, terminated, truncated, _ = env.step(wrap("\n".join(broken)))
+    assert "step 2: there is no axiom Z1" in observation and not terminated and not truncated
+    observation, reward, terminated, truncated, _ = env.step(IMPL.reference_response(env.task))
+    assert terminated and reward == 1.0
