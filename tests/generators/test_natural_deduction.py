@@ -117,7 +117,7 @@ def test_canonical_hash_ignores_renaming_of_atoms() -> None:
     assert canonical_form(a, parse_formula("P → S")) != canonical_form(a, parse_formula("S → P"))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2**32), level=st.integers(1, 10))
 def test_render_parse_round_trip(seed: int, level: int) -> None:
     task = make_task(FAMILY, seed=seed, level=level)
@@ -318,3 +318,102 @@ def test_feedback_env_returns_the_first_failing_step() -> None:
     assert not terminated and not truncated
     observation, reward, terminated, truncated, info = env.step(IMPL.reference_response(task))
     assert observation == "correct" and reward == 1.0 and terminated and not truncated
+
+
+# --------------------------------------------------------------------------------------------
+# Independent cross-checks: z3 on first-order validity, truth tables on every accepted line
+# --------------------------------------------------------------------------------------------
+
+
+def to_z3(f: tuple, sort, preds: dict, names: dict, bound: list):
+    import z3
+
+    tag = f[0]
+    if tag == "A":
+        args = [bound[-1 - t] if isinstance(t, int) else names.setdefault(t, z3.Const(t, sort)) for t in f[2]]
+        if f[1] not in preds:
+            preds[f[1]] = z3.Function(f[1], *([sort] * len(args)), z3.BoolSort())
+        return preds[f[1]](*args)
+    if tag == "F":
+        return z3.BoolVal(False)
+    if tag == "N":
+        return z3.Not(to_z3(f[1], sort, preds, names, bound))
+    if tag in ("&", "|", ">"):
+        a, b = (to_z3(g, sort, preds, names, bound) for g in f[1:])
+        return z3.And(a, b) if tag == "&" else z3.Or(a, b) if tag == "|" else z3.Implies(a, b)
+    var = z3.Const(f"v{len(bound)}", sort)
+    body = to_z3(f[1], sort, preds, names, [*bound, var])
+    return z3.ForAll([var], body) if tag == "all" else z3.Exists([var], body)
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 2**32), level=st.sampled_from([6, 7, 8, 10]))
+def test_first_order_sequents_are_valid_according_to_z3(seed: int, level: int) -> None:
+    import z3
+
+    task = make_task(FAMILY, seed=seed, level=level)
+    sort = z3.DeclareSort("D")
+    preds: dict = {}
+    names: dict = {}
+    solver = z3.Solver()
+    solver.set("timeout", 10_000)
+    for p in task.metadata["premises"]:
+        solver.add(to_z3(parse_formula(p), sort, preds, names, []))
+    solver.add(z3.Not(to_z3(parse_formula(task.metadata["conclusion"]), sort, preds, names, [])))
+    assert solver.check() != z3.sat, "z3 found a countermodel"
+
+
+def accepted_lines_are_sound(premises: list[str], text: str) -> None:
+    """Every line of an accepted propositional proof follows (truth tables) from the premises
+    stated before it and the assumptions open at it."""
+    from palaestra.generators.formal.natural_deduction import parse_proof
+
+    lines, _ = parse_proof(text)
+    assert lines is not None
+    rows = [
+        dict(zip(ATOMS, bits, strict=True)) for bits in itertools.product((False, True), repeat=len(ATOMS))
+    ]
+    stack: list[tuple] = []
+    stated: list[tuple] = []
+    for line in lines:
+        if line.rule == "assume":
+            del stack[line.depth - 1 :]
+            stack.append(line.formula)
+        else:
+            del stack[line.depth :]
+        if line.rule == "premise":
+            stated.append(line.formula)
+        context = stated + stack
+        assert all(holds(line.formula, r) for r in rows if all(holds(g, r) for g in context)), line
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32), level=st.integers(1, 5), data=st.data())
+def test_whatever_the_checker_accepts_is_sound(seed: int, level: int, data) -> None:
+    """Random edits to real proofs: the checker rejects most; any it accepts must be sound."""
+    task = make_task(FAMILY, seed=seed, level=level)
+    lines = task.answer.split("\n")
+    formulas = [re.match(r"^\d+\. (?:\| )*(.*) \[", line)[1] for line in lines]
+    for _ in range(6):
+        k = data.draw(st.integers(0, len(lines) - 1))
+        head, body, just = re.match(r"^(\d+\. (?:\| )*)(.*) (\[.*\])$", lines[k]).groups()
+        edit = data.draw(st.sampled_from(["formula", "cite", "rule", "depth"]))
+        if edit == "formula":
+            body = data.draw(st.sampled_from(formulas + ["⊥", "P", "¬P", "Q ∨ ¬Q"]))
+        elif edit == "cite":
+            cite = str(data.draw(st.integers(1, len(lines))))
+            just = re.sub(r"\d+", cite, just, count=1)
+        elif edit == "rule":
+            rule = data.draw(
+                st.sampled_from(["R", "∧I", "∧E", "∨I", "→E", "¬E", "⊥E", "¬¬E", "premise", "assume"])
+            )
+            just = re.sub(r"^\[[^\s\]]+", "[" + rule, just)
+        else:
+            head = head + "| " if data.draw(st.booleans()) else head.replace("| ", "", 1)
+        lines = lines[:k] + [f"{head}{body} {just}"] + lines[k + 1 :]
+        verdict = verify(task, wrap(lines))
+        if verdict.correct or verdict.reason.startswith("line") and verdict.format_ok:
+            # the accepted prefix (everything before the named line) must be sound
+            upto = len(lines) if verdict.correct else int(_FIRST.match(verdict.reason)[1]) - 1
+            if upto:
+                accepted_lines_are_sound(task.metadata["premises"], "\n".join(lines[:upto]))
