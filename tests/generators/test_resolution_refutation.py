@@ -9,7 +9,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from palaestra.generators.formal.resolution_refutation import check_proof, refute, render_steps
+from palaestra.generators.formal.resolution_refutation import check_proof, narrow_refute, refute, render_steps
 from palaestra.registry import get, make_task, verify
 
 FAMILY = "resolution_refutation"
@@ -90,3 +90,23 @@ def test_wrong_proofs_and_pathological_input() -> None:
     verdict = verify(task, huge)
     assert not verdict.correct and verdict.error is None
     assert not verify(task, "the empty clause follows").format_ok
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32), level=st.integers(1, 10))
+def test_weak_solver_answers_only_valid_proofs_and_refutes_every_2cnf(seed: int, level: int) -> None:
+    task = make_task(FAMILY, seed=seed, level=level)
+    run = IMPL.solve_weak(task)
+    if get(FAMILY).levels[level].clause_width == 2:
+        assert run.response is not None  # width-2 resolution is complete for 2-CNF
+    if run.response is not None:
+        assert verify(task, run.response).correct
+
+
+def test_weak_solver_misses_a_refutation_that_needs_wide_clauses() -> None:
+    # every refutation resolves the two 4-clauses (the only ones with x1) into x2 ∨ x3 ∨ x4 or
+    # a 3-literal clause on the way: too wide for the weak solver, easy for the DPLL prover
+    clauses = [[1, 2, 3, 4], [-1, 2, 3, 4], [-2, 3, 4], [-3, 4], [-4]]
+    steps, _ = refute(clauses)
+    assert steps is not None
+    assert narrow_refute(clauses)[0] is None
