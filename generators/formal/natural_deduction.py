@@ -1196,6 +1196,46 @@ def _draw_core(knobs: NaturalDeductionKnobs, draw: _Stream) -> tuple[list[Formul
     return premises, formulas[choices[draw.below(len(choices))]]
 
 
+def _occurs(f: Formula, k: int) -> bool:
+    tag = f[0]
+    if tag == "A":
+        return any(isinstance(t, int) and t == k for t in f[2])
+    if tag == "F":
+        return False
+    if tag in ("all", "ex"):
+        return _occurs(f[1], k + 1)
+    if tag == "N":
+        return _occurs(f[1], k)
+    return _occurs(f[1], k) or _occurs(f[2], k)
+
+
+def _lower(f: Formula, k: int) -> Formula:
+    """Remove binder ``k`` (whose variable does not occur): outer indices shift down by one."""
+    tag = f[0]
+    if tag == "A":
+        return ("A", f[1], tuple(t - 1 if isinstance(t, int) and t > k else t for t in f[2]))
+    if tag == "F":
+        return f
+    if tag in ("all", "ex"):
+        return (tag, _lower(f[1], k + 1))
+    if tag == "N":
+        return ("N", _lower(f[1], k))
+    return (tag, _lower(f[1], k), _lower(f[2], k))
+
+
+def drop_vacuous(f: Formula) -> Formula:
+    """The formula without quantifiers that bind nothing (equivalent over non-empty domains)."""
+    tag = f[0]
+    if tag in ("all", "ex"):
+        body = drop_vacuous(f[1])
+        return (tag, body) if _occurs(body, 0) else _lower(body, 0)
+    if tag == "N":
+        return ("N", drop_vacuous(f[1]))
+    if tag in ("&", "|", ">"):
+        return (tag, drop_vacuous(f[1]), drop_vacuous(f[2]))
+    return f
+
+
 def _lift(
     rng: np.random.Generator, premises: list[Formula], conclusion: Formula, mode: str, n: int
 ) -> tuple[list[Formula], Formula]:
@@ -1308,6 +1348,7 @@ def draw_sequent(
         premises, conclusion = core
         if knobs.quantifiers != "none":
             premises, conclusion = _lift(rng, premises, conclusion, knobs.quantifiers, knobs.atoms)
+            premises, conclusion = [drop_vacuous(p) for p in premises], drop_vacuous(conclusion)
         lines, nodes = prove(premises, conclusion, EXACT_BUDGET)
         if lines is not None and knobs.min_lines <= len(lines) <= knobs.max_lines:
             return premises, conclusion, lines, nodes
