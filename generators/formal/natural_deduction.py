@@ -238,16 +238,14 @@ class _Parser:
             if kind in ("all", "ex"):
                 self.i += 1
                 var = self.take("name")
-                if not _VARIABLE.fullmatch(var):
-                    raise FormulaError(f"{var!r} is a name, not a variable (variables are u..z)")
                 if self.peek() == "dot":
                     self.i += 1
-                self.bound.append(var)
-                try:
-                    body = self.unary()
-                finally:
-                    self.bound.pop()
-                return ("all" if kind == "all" else "ex", body)
+                return self.quantified(kind, var)
+            ahead = [k for k, _ in self.tokens[self.i : self.i + 4]]
+            if ahead in (["lp", "all", "name", "rp"], ["lp", "ex", "name", "rp"]):  # (∀x) P(x)
+                var = self.tokens[self.i + 2][1]
+                self.i += 4
+                return self.quantified(ahead[1], var)
             if kind == "lp":
                 self.i += 1
                 f = self.formula()
@@ -259,6 +257,16 @@ class _Parser:
             return self.atom()
         finally:
             self.depth -= 1
+
+    def quantified(self, kind: str, var: str) -> Formula:
+        if not _VARIABLE.fullmatch(var):
+            raise FormulaError(f"{var!r} is a name, not a variable (variables are u..z)")
+        self.bound.append(var)
+        try:
+            body = self.unary()
+        finally:
+            self.bound.pop()
+        return (kind, body)
 
     def atom(self) -> Formula:
         pred = self.take("pred")
@@ -337,7 +345,7 @@ _RULES = {
     "andE": ("ande", "ande1", "ande2"),
     "orI": ("ori", "ori1", "ori2"),
     "orE": ("ore",),
-    "impI": ("impi",),
+    "impI": ("impi", "cp"),
     "impE": ("impe", "mp", "modusponens"),
     "notI": ("noti",),
     "notE": ("note",),

@@ -234,6 +234,16 @@ def test_first_order_rules_and_eigenvariable_conditions() -> None:
     ]
     assert IMPL.verify(task, wrap(proof)).correct
     assert IMPL.verify(task, wrap([line.replace("(c)", "(d)") for line in proof])).correct
+    spelled = [  # ASCII quantifiers, a dotted and a parenthesised prefix, rule aliases
+        "1. forall x. (P(x) -> Q(x)) [premise]",
+        "2. (exists x) P(x) [premise]",
+        "3. | P(a) [assume]",
+        "4. | P(a) -> Q(a) [UI 1]",
+        "5. | Q(a) [MP 4, 3]",
+        "6. | exists y Q(y) [EG 5]",
+        "7. ∃x Q(x) [EI 2, 3-6]",
+    ]
+    assert IMPL.verify(task, wrap(spelled)).correct
     # the eigenvariable escapes into the conclusion of ∃E
     escaped = proof[:5] + ["6. Q(c) [∃E 2, 3-5]", "7. ∃x Q(x) [∃I 6]"]
     verdict = IMPL.verify(task, wrap(escaped))
