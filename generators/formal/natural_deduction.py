@@ -139,15 +139,6 @@ def render(f: Formula, depth: int = 0, ctx: str = "top") -> str:
     return f"({text})" if ctx == "binary" else text
 
 
-def size(f: Formula) -> int:
-    tag = f[0]
-    if tag in ("A", "F"):
-        return 1
-    if tag in ("N", "all", "ex"):
-        return 1 + size(f[1])
-    return 1 + size(f[1]) + size(f[2])
-
-
 # --------------------------------------------------------------------------------------------
 # Formula parser: a hand-written scanner and recursive descent with length and depth caps
 # --------------------------------------------------------------------------------------------
