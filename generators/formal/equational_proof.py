@@ -724,7 +724,7 @@ def random_walk(
     chain: Chain = [(start, "", "")]
     balls: list[set[Term]] = []  # term k and its neighbours
     moves = list(neighbours(theory, start, fillers, max_size))
-    within1: set[Term] = set()  # terms one rewrite from a term before the current one
+    within1: set[Term] = {start}  # terms one rewrite from a term before the current one (and the start)
     within2: set[Term] = set()  # ... from a term before the previous one
     # each axiom is used in one direction only, so no later step undoes an earlier one with it
     oriented = {r.name: "->" if r.symmetric or rng.random() < 0.5 else "<-" for r in theory.rules}
@@ -1030,10 +1030,11 @@ Conventions: {conventions}
 Write the proof as a chain of terms that starts with the left side of the goal and ends with its \
 right side, one term a line. Each new term must come from the previous one by ONE rewrite: \
 replace one subterm that is an instance of one side of an axiom (any terms for x, y, z) by the \
-same instance of the other side. After each new term cite that axiom in square brackets: [A] \
-rewrites its left side into its right side, [A <-] its right side into its left side (without \
-an arrow either direction is accepted). Any valid chain is accepted (at most {max_steps} steps). \
-The format, on a different equation:
+same instance of the other side. After each new term cite that axiom in square brackets, e.g. \
+[{label}]; either direction counts, and you may mark it: [{label} ->] (its left side became its \
+right side) or [{label} <-] (its right side became its left side). The position and the instance are found \
+by the checker. Any valid chain is accepted (at most {max_steps} steps). The format, on a \
+different equation:
 <answer>
 {example}
 </answer>"""
@@ -1090,6 +1091,7 @@ class EquationalProof(Family):
                 conventions=theory.conventions,
                 max_steps=MAX_STEPS,
                 example=theory.example,
+                label=theory.rules[1].name,
             ),
             answer=render_chain(theory, chain),
             metadata={

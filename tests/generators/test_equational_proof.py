@@ -3,6 +3,7 @@ corruptions are rejected naming the step, any valid chain counts, verification i
 
 from __future__ import annotations
 
+import functools
 import itertools
 
 import numpy as np
@@ -102,6 +103,13 @@ def test_every_generated_proof_checks_and_the_goal_is_true(seed: int, level: int
     assert len(set(mutations)) >= 3
     for response in mutations:
         assert not verify(task, response).correct, response
+
+
+def test_no_goal_is_trivial_at_level_one() -> None:
+    # a rewrite can leave a term unchanged (a + a by R2): such a walk must not become a goal
+    for seed in range(150):
+        task = make_task(FAMILY, seed=seed, level=1)
+        assert task.metadata["lhs"] != task.metadata["rhs"] and task.metadata["proof_steps"] == 1
 
 
 def test_level_ten_goals_hold_and_check() -> None:
@@ -286,3 +294,27 @@ def test_feedback_names_the_failing_step_then_accepts_the_fix() -> None:
     assert "step 2: there is no axiom Z1" in observation and not terminated and not truncated
     observation, reward, terminated, truncated, _ = env.step(IMPL.reference_response(env.task))
     assert terminated and reward == 1.0
+
+
+@functools.cache
+def _cached_task(seed: int, level: int):
+    return make_task(FAMILY, seed=seed, level=level)
+
+
+FUZZ_ALPHABET = list("abcxyz01()*+-=[]<>~!|&¬∨∧'⁻¹^ GRB0123456789\n") + ["inv(", "[G1]", "[R2 <-]", " = "]
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    seed=st.integers(0, 2),
+    level=st.sampled_from([2, 6]),
+    edits=st.lists(st.tuples(st.integers(0, 10**6), st.sampled_from(FUZZ_ALPHABET)), min_size=1, max_size=4),
+)
+def test_garbled_proofs_never_crash_the_checker(seed: int, level: int, edits) -> None:
+    task = _cached_task(seed, level)
+    text = task.answer
+    for where, piece in edits:
+        k = where % (len(text) + 1)
+        text = text[:k] + piece + text[k:]
+    verdict = verify(task, wrap(text))
+    assert verdict.error is None, verdict
