@@ -6,12 +6,16 @@ edits (a constant off by one, a swapped operator, or a deleted step) are injecte
 observable on its own on the hidden tests. The verifier runs the submitted ``f`` in the shared
 sandbox on the hidden suite (edge cases included); any program that passes it is accepted.
 
+Weak solver: one-edit repair, checked against the examples shown in the prompt only; it cannot
+fix two bugs, and with fewer shown examples it more often picks an edit that only fits them.
+
 Generation: about 470 tasks/s at level 5 (CPU time, one core; bug observability is checked by running
 our own buggy variants in-process, never model text).
 """
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -25,6 +29,7 @@ from ._code_answer import extract_code
 from ._pipeline import Step, apply, draw_input, draw_pipeline, render
 from .function_induction import run_tests
 
+_SHOWN = re.compile(r"^f\((\[[-\d, ]*\])\) should return (\[[-\d, ]*\])$", re.MULTILINE)
 _TOKEN = re.compile(r"\d+|>=|<=|==|!=|//|[<>+\-%*]")
 _SWAP = {">": ">=", ">=": ">", "<": "<=", "<=": "<", "==": "!=", "!=": "==", "+": "-", "-": "+",
          "*": "+", "%": "//", "//": "%"}  # fmt: skip
@@ -220,11 +225,12 @@ class BugRepair(Family):
         return SolverRun(self.reference_response(task), float(work * len(meta["bugs"])))
 
     def solve_weak(self, task: Task) -> SolverRun:
-        # one-edit repair: try every single-token edit of the buggy program against the hidden
-        # expectations' first half (a stand-in for the examples a tester would write)
+        """One-edit repair: try every single-token edit (constant +-1, swapped operator) of the
+        buggy program and answer the first that reproduces the examples shown in the prompt (no
+        hidden tests); gives up when none does."""
         meta = task.metadata
-        probe = meta["hidden"][: len(meta["hidden"]) // 2]
-        want = meta["expected"][: len(probe)]
+        shown = [(json.loads(xs), json.loads(out)) for xs, out in _SHOWN.findall(task.prompt)]
+        probe, want = [xs for xs, _ in shown], [out for _, out in shown]
         lines = meta["buggy"].split("\n")
         tries = 0
         for index in range(2, len(lines) - 1):
