@@ -32,7 +32,8 @@ class TrainConfig:
     device: str = opt("auto", "trainer device: cpu, cuda, or auto")
     num_engines: int = opt(1, "rollout engines for data-parallel generation")
     use_ray: bool = opt(
-        False, "place rollout engines with Ray, one actor each (joins RAY_ADDRESS or starts a local Ray; `ray` extra)"
+        False,
+        "place rollout engines with Ray, one actor each (joins RAY_ADDRESS or starts a local Ray; `ray` extra)",
     )
     ray_cpus_per_engine: int = opt(1, "CPU cores Ray reserves per engine when there is no GPU")
     vllm_kv_cache_mb: int = opt(256, "vLLM KV-cache size in MiB on CPU (explicit: the default reserves GiBs)")
@@ -61,7 +62,9 @@ class TrainConfig:
     feedback_attempts: int = opt(
         1, "attempts per task: above 1, wrong answers hear the verifier's reason and retry (multi-turn)"
     )
-    max_turns: int = opt(8, "multi-turn rollouts (interactive families, feedback_attempts > 1): model turns at most")
+    max_turns: int = opt(
+        8, "multi-turn rollouts (interactive families, feedback_attempts > 1): model turns at most"
+    )
     steps: int = opt(60, "RL steps (one batch of prompts, rollouts and updates per step)")
     prompts_per_step: int = opt(16, "distinct tasks per step")
     group_size: int = opt(8, "completions per task (the GRPO group)")
@@ -215,9 +218,9 @@ SELFPLAY_PRESETS: dict[str, dict[str, Any]] = {
         proposals=8,
         probes=8,
         reward="azr",
-        warm_start_steps=150,
+        warm_start_steps=80,
         catalog_fraction=0.0,
-        train=dict(steps=30, max_new_tokens=32),
+        train=dict(steps=20, max_new_tokens=32),
     ),
 }
 

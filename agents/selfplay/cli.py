@@ -141,12 +141,16 @@ def run_selfplay(
     trainer = GRPOTrainer(config)
     out.mkdir(parents=True, exist_ok=True)
     sandbox = None
-    if make_language(language).needs_sandbox:
+    # the family language offers the proposer exactly the --families of the run
+    lang = make_language(
+        language, **({"allowed": tuple(config.family_list())} if language == "family" else {})
+    )
+    if lang.needs_sandbox:
         from palaestra.sandbox import Sandbox
 
         sandbox = Sandbox(workers=selfplay_config.verify_workers)
     try:
-        play = SelfPlay(make_language(language), selfplay_config, sandbox=sandbox)
+        play = SelfPlay(lang, selfplay_config, sandbox=sandbox)
         loop = SelfPlayLoop(trainer, play)
         resumed = latest_checkpoint(out) if config.resume else None
         sft_eval = None
