@@ -209,8 +209,8 @@ class _Pool:
     """One borrowed worker per call; idle workers stay warm; a timed-out worker is killed and a
     replacement starts in the background (a caller waits for it rather than start another)."""
 
-    def __init__(self, max_idle: int = 4) -> None:
-        self.max_idle = max_idle
+    def __init__(self, max_workers: int | None = None) -> None:
+        self.max_workers = max_workers or max(4, os.cpu_count() or 1)
         self._reset_after_fork()
         atexit.register(self.close)
         os.register_at_fork(after_in_child=self._reset_after_fork)
@@ -219,19 +219,21 @@ class _Pool:
         self._ready = threading.Condition(threading.Lock())
         self._idle: list[_CalculusWorker] = []
         self._starting, self._pid = 0, os.getpid()
+        self._slots = threading.BoundedSemaphore(self.max_workers)
 
     def call(self, request: dict[str, Any], timeout_s: float) -> Any:
-        worker = self._borrow()
-        try:
-            result = worker.call(request, timeout_s)
-        except BaseException:
-            worker.kill()  # timed out or crashed: its reply may still be in flight
-            with self._ready:
-                self._starting += 1
-            threading.Thread(target=self._replace, name="palaestra-calculus-respawn", daemon=True).start()
-            raise
-        self._give_back(worker)
-        return result
+        with self._slots:  # at most max_workers checks at once; the wait is not in the bound
+            worker = self._borrow()
+            try:
+                result = worker.call(request, timeout_s)
+            except BaseException:
+                worker.kill()  # timed out or crashed: its reply may still be in flight
+                with self._ready:
+                    self._starting += 1
+                threading.Thread(target=self._replace, name="palaestra-calculus-respawn", daemon=True).start()
+                raise
+            self._give_back(worker)
+            return result
 
     def _borrow(self) -> _CalculusWorker:
         with self._ready:
@@ -260,7 +262,7 @@ class _Pool:
 
     def _give_back(self, worker: _CalculusWorker) -> None:
         with self._ready:
-            if len(self._idle) < self.max_idle and os.getpid() == self._pid:
+            if len(self._idle) < self.max_workers and os.getpid() == self._pid:
                 self._idle.append(worker)
                 self._ready.notify()
                 return
