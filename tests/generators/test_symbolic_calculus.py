@@ -89,6 +89,7 @@ def test_distinct_wrong_antiderivatives_fail() -> None:
         "-cos(2x)/2",
         "sin(x)^2/2 + x",
         "0.5*sin(x)^2 + y",
+        r"\lfloor x \rfloor",
     ):
         verdict = palaestra.verify(task, f"<answer>{text}</answer>")
         assert not verdict.correct and verdict.format_ok and verdict.error is None, (text, verdict)
@@ -136,6 +137,14 @@ def test_numeric_agreement_alone_never_accepts() -> None:
     verdict = palaestra.verify(task, f"<answer>sin(x)^2/2 + sin({n}*pi*x)^2</answer>")
     assert not verdict.correct
     assert verdict.error == "undecided" or verdict.error == "timeout"
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.text(alphabet="x+-*/^()sincoelgpqrt|{}\\ 0123456789.", max_size=40))
+def test_random_math_text_never_crashes_the_checker(text: str) -> None:
+    task = _task("antiderivative", "2*x", "x^2")
+    verdict = palaestra.verify(task, f"<answer>{text}</answer>")
+    assert verdict.error in (None, "undecided", "timeout"), (text, verdict)
 
 
 def test_bad_format_and_unknown_symbols() -> None:
