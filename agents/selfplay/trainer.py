@@ -103,6 +103,14 @@ class SelfPlayLoop:
                 advantages.append(sample.advantage)
         metrics: dict[str, Any] = dict(result.metrics)
         if episodes:
+            # shortest first: micro-batches of similar length (proposer prompts are ~4x longer
+            # than solver prompts) pad far less; the loss uses global denominators, so order
+            # does not change it
+            order = sorted(
+                range(len(episodes)),
+                key=lambda i: len(episodes[i].prompt_ids) + len(episodes[i].completion_ids),
+            )
+            episodes, advantages = [episodes[i] for i in order], [advantages[i] for i in order]
             metrics.update(self.trainer.update(episodes, advantages))
             self.trainer.sync()
         metrics["train/episodes"] = len(episodes)

@@ -89,7 +89,7 @@ def proposer_warm_start(
     warms up over the first 10% of the steps, then decays along a cosine to 0."""
     import torch
 
-    from palaestra.agents.sft import sft_examples, sft_loss
+    from palaestra.agents.sft import sft_examples
 
     chat = trainer.chat
     pad = chat.tokenizer.pad_token_id if chat.tokenizer.pad_token_id is not None else chat.eos_token_id
@@ -111,7 +111,7 @@ def proposer_warm_start(
         batch = [(chat.prompt_ids(p), chat.response_ids(r)) for p, r in pairs]
         if replay and replay_families:
             batch += sft_examples(chat, list(replay_families), list(replay_levels), replay, rng)
-        loss = sft_loss(trainer.policy, batch, trainer.device, pad)
+        loss = _bucketed_loss(trainer.policy, batch, trainer.device, pad)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(trainer.policy.parameters(), 1.0)
@@ -120,6 +120,24 @@ def proposer_warm_start(
         losses.append(float(loss.detach()))
     trainer.policy.eval()
     return losses
+
+
+def _bucketed_loss(model: Any, batch: Sequence[tuple[list[int], list[int]]], device: str, pad: int) -> Any:
+    """``sft_loss`` over ``batch``, computed on length buckets: the proposer prompts are about 4x
+    longer than the others, and one padded batch spent most of its compute on padding. The
+    bucket means are weighted by their response tokens, so the value equals the one-batch mean."""
+    from palaestra.agents.sft import sft_loss
+
+    order = sorted(range(len(batch)), key=lambda i: len(batch[i][0]) + len(batch[i][1]))
+    total = sum(len(r) for _, r in batch)
+    loss = None
+    for chunk in (order[: len(order) // 2], order[len(order) // 2 :]):
+        if not chunk:
+            continue
+        part = [batch[i] for i in chunk]
+        term = sft_loss(model, part, device, pad) * (sum(len(r) for _, r in part) / total)
+        loss = term if loss is None else loss + term
+    return loss
 
 
 def pairs_summary(pairs: Sequence[tuple[str, str]]) -> dict[str, int]:
