@@ -1,4 +1,7 @@
-"""Does RL beat SFT alone? ``palaestra train --preset tiny`` over several seeds.
+"""Does RL beat SFT alone? ``palaestra train --preset tiny --no-selfplay`` over several seeds.
+
+``preset("tiny")`` is the preset's plain GRPO config (the command line's ``--no-selfplay``; by
+default ``--preset tiny`` trains by self-play, measured by ``benchmarks/selfplay_tiny.py``).
 
 For each training seed: the preset's SFT warm start, greedy accuracy on held-out tasks (seeds from
 2**40, disjoint from every training seed), then the RL phase and the same evaluation. The result
