@@ -117,3 +117,14 @@ def test_pathological_submissions_are_bounded(monkeypatch) -> None:
     monkeypatch.setattr(unsat_core.CoreChecker, "status", lambda self, chosen: "unknown")
     verdict = verify(task, fmt(list(range(m))))
     assert verdict.error is not None and not verdict.correct
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**32), level=st.integers(1, 6))
+def test_weak_solver_answers_an_unsat_core_that_may_not_be_minimal(seed: int, level: int) -> None:
+    task = make_task(FAMILY, seed=seed, level=level)
+    meta = task.metadata
+    core, _ = unsat_core.weak_mus(meta["clauses"])
+    assert not brute_sat([meta["clauses"][k] for k in core], meta["variables"])
+    run = IMPL.solve_weak(task)
+    assert verify(task, run.response).correct == brute_is_mus(meta["clauses"], meta["variables"], core)
