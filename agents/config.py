@@ -218,11 +218,11 @@ SELFPLAY_PRESETS: dict[str, dict[str, Any]] = {
         proposals=8,
         probes=8,
         reward="azr",
-        warm_start_steps=150,
+        warm_start_steps=120,
         catalog_fraction=0.0,
         # micro-batches of 16: sorted by length, the long proposer episodes train apart from the
         # short solver ones instead of padding them all to proposer length
-        train=dict(steps=20, max_new_tokens=32, micro_batch_size=16),
+        train=dict(steps=16, max_new_tokens=32, micro_batch_size=16),
     ),
 }
 
