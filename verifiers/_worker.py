@@ -7,7 +7,9 @@ pipes), waits with ``select`` for its answer and, on timeout, kills it (SIGKILL)
 discards it. Callers in many threads each get their own worker; nothing is shared but the
 idle list. The child also caps its own address space so a memory bomb dies there.
 
-Only functions named in ``_HANDLERS`` can be called: the request says which by name.
+Only functions named in ``_HANDLERS`` can be called: the request says which by name. Other
+modules reuse the pool for their own bounded work: ``WorkerPool(module=NAME)`` runs
+``python -m NAME``, whose ``__main__`` calls :func:`serve` with its handlers and warm-up.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 STARTUP_TIMEOUT_S = 60.0
@@ -35,10 +38,13 @@ class WorkerCrashed(Exception):
     """The worker died or answered garbage; it was discarded."""
 
 
+DEFAULT_MODULE = "palaestra.verifiers._worker"
+
+
 class _Worker:
-    def __init__(self) -> None:
+    def __init__(self, module: str = DEFAULT_MODULE) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "palaestra.verifiers._worker"],
+            [sys.executable, "-m", module],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -113,8 +119,9 @@ class WorkerPool:
     one (that wait is not part of its time bound, which starts when its request is sent).
     """
 
-    def __init__(self, max_workers: int | None = None) -> None:
+    def __init__(self, max_workers: int | None = None, module: str = DEFAULT_MODULE) -> None:
         self.max_workers = max_workers or max(4, os.cpu_count() or 1)
+        self.module = module  # what each worker runs: python -m MODULE
         self._lock = threading.Lock()
         self._ready = threading.Condition(self._lock)
         self._slots = threading.BoundedSemaphore(self.max_workers)
@@ -148,7 +155,7 @@ class WorkerPool:
     def warm(self, n: int = 1) -> None:
         """Start ``n`` workers now so that the first calls do not pay the start-up."""
         for _ in range(min(n, self.max_workers)):
-            self._give_back(_Worker())
+            self._give_back(_Worker(self.module))
 
     def _replace_in_background(self) -> None:
         """Start a replacement now so the next caller does not pay the start-up."""
@@ -156,7 +163,7 @@ class WorkerPool:
         def start() -> None:
             worker = None
             try:
-                worker = _Worker()
+                worker = _Worker(self.module)
             except WorkerCrashed:
                 pass  # the next call starts one itself and reports the failure
             finally:
@@ -181,11 +188,11 @@ class WorkerPool:
                     break
                 # a replacement is already starting: wait for it rather than start another
                 self._ready.wait(timeout=STARTUP_TIMEOUT_S)
-        return _Worker()
+        return _Worker(self.module)
 
     def _give_back(self, worker: _Worker) -> None:
         with self._ready:
-            if len(self._idle) < self.max_workers:
+            if len(self._idle) < self.max_workers and os.getpid() == self._pid:
                 self._idle.append(worker)
                 self._ready.notify()
                 return
@@ -218,8 +225,14 @@ def _sleep(args: dict[str, Any]) -> Any:  # used by the tests to exercise the ti
 _HANDLERS = {"compare": _compare, "sleep": _sleep}
 
 
-_WARM_UP_PAIRS = [(r"(1, \infty)", "x > 1"), ("x^2-1", "(x-1)(x+1)"), (r"\sin(\pi/6)", r"\frac{1}{2}"),
-                  (r"\{1, 2\}", "2, 1"), ("1-i", "2/(1+i)"), ("0", r"\sin^2(1)+\cos^2(1)-1")]
+_WARM_UP_PAIRS = [
+    (r"(1, \infty)", "x > 1"),
+    ("x^2-1", "(x-1)(x+1)"),
+    (r"\sin(\pi/6)", r"\frac{1}{2}"),
+    (r"\{1, 2\}", "2, 1"),
+    ("1-i", "2/(1+i)"),
+    ("0", r"\sin^2(1)+\cos^2(1)-1"),
+]
 
 
 def _warm_up() -> None:
@@ -231,14 +244,16 @@ def _warm_up() -> None:
         compare_strings(gold, pred, Settings())
 
 
-def _serve() -> None:
+def serve(handlers: dict[str, Callable[[dict[str, Any]], Any]], warm_up: Callable[[], None]) -> None:
+    """The worker's main loop: cap memory, warm up, say ready, then answer JSON-line requests
+    naming one of ``handlers`` until stdin closes."""
     try:
         import resource
 
         resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT_BYTES, MEMORY_LIMIT_BYTES))
     except (ImportError, ValueError, OSError):
         pass
-    _warm_up()
+    warm_up()
 
     out = sys.stdout.buffer
     out.write(b'{"ready": true}\n')
@@ -246,8 +261,10 @@ def _serve() -> None:
     for line in sys.stdin.buffer:
         try:
             request = json.loads(line)
-            result = _HANDLERS[request["fn"]](request["args"])
-            reply: dict[str, Any] = {"result": result}
+            handler = handlers.get(request.get("fn"))
+            if handler is None:
+                raise ValueError(f"unknown function {request.get('fn')!r}")
+            reply: dict[str, Any] = {"result": handler(request["args"])}
         except MemoryError:
             reply = {"error": "out of memory"}
         except Exception as exc:  # report, keep serving: the parent decides what it means
@@ -257,4 +274,4 @@ def _serve() -> None:
 
 
 if __name__ == "__main__":
-    _serve()
+    serve(_HANDLERS, _warm_up)

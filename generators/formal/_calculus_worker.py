@@ -17,31 +17,18 @@ lcm of every denominator the points use) vanishes at every fixed point, and only
 may say "equal". The numbers only ever reject.
 
 The checks run in a worker process (``python -m palaestra.generators.formal._calculus_worker``)
-with the same JSON-lines pipe protocol, address-space cap and kill-on-timeout as the math
-verifier's :mod:`palaestra.verifiers._worker`, whose ``_Worker`` class this reuses; only the
-module the child runs differs (that pool has no hook for another module, see the report).
+from the math verifier's :class:`palaestra.verifiers._worker.WorkerPool`: the same JSON-lines
+pipe protocol, address-space cap and kill-on-timeout; only the module the child runs differs.
 """
 
 from __future__ import annotations
 
-import atexit
-import json
-import os
-import subprocess
-import sys
-import threading
 from typing import Any
 
 import sympy
 
 from palaestra.verifiers._mathparse import MARKERS, Options, ParseError, Rel, parse_answer
-from palaestra.verifiers._worker import (
-    MEMORY_LIMIT_BYTES,
-    STARTUP_TIMEOUT_S,
-    WorkerCrashed,
-    WorkerTimeout,
-    _Worker,
-)
+from palaestra.verifiers._worker import WorkerCrashed, WorkerPool, WorkerTimeout, serve
 
 __all__ = ["WorkerCrashed", "WorkerTimeout", "call", "check", "check_local"]
 
@@ -183,105 +170,7 @@ def proves_zero(difference: sympy.Expr) -> bool:
     return any(_attempt(attempt, difference) for attempt in attempts)
 
 
-# ------------------------------------------------------------------------------------------
-# The worker processes (parent side)
-# ------------------------------------------------------------------------------------------
-
-
-class _CalculusWorker(_Worker):
-    """The math verifier's worker protocol, running this module's ``check`` instead."""
-
-    def __init__(self) -> None:  # noqa: D107 - same start-up handshake as _Worker, other module
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", MODULE],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            close_fds=True,
-        )
-        self.buffer = b""
-        try:
-            ready = self.read_line(STARTUP_TIMEOUT_S)
-        except (WorkerTimeout, WorkerCrashed) as exc:
-            self.kill()
-            raise WorkerCrashed(f"worker failed to start: {type(exc).__name__} {exc}") from None
-        if ready != {"ready": True}:
-            self.kill()
-            raise WorkerCrashed(f"worker failed to start: {ready!r}")
-
-
-class _Pool:
-    """One borrowed worker per call; idle workers stay warm; a timed-out worker is killed and a
-    replacement starts in the background (a caller waits for it rather than start another)."""
-
-    def __init__(self, max_workers: int | None = None) -> None:
-        self.max_workers = max_workers or max(4, os.cpu_count() or 1)
-        self._reset_after_fork()
-        atexit.register(self.close)
-        os.register_at_fork(after_in_child=self._reset_after_fork)
-
-    def _reset_after_fork(self) -> None:
-        self._ready = threading.Condition(threading.Lock())
-        self._idle: list[_CalculusWorker] = []
-        self._starting, self._pid = 0, os.getpid()
-        self._slots = threading.BoundedSemaphore(self.max_workers)
-
-    def call(self, request: dict[str, Any], timeout_s: float) -> Any:
-        with self._slots:  # at most max_workers checks at once; the wait is not in the bound
-            worker = self._borrow()
-            try:
-                result = worker.call(request, timeout_s)
-            except BaseException:
-                worker.kill()  # timed out or crashed: its reply may still be in flight
-                with self._ready:
-                    self._starting += 1
-                threading.Thread(target=self._replace, name="palaestra-calculus-respawn", daemon=True).start()
-                raise
-            self._give_back(worker)
-            return result
-
-    def _borrow(self) -> _CalculusWorker:
-        with self._ready:
-            while True:
-                while self._idle:
-                    worker = self._idle.pop()
-                    if worker.alive():
-                        return worker
-                if self._starting == 0:
-                    break
-                self._ready.wait(timeout=STARTUP_TIMEOUT_S)
-        return _CalculusWorker()
-
-    def _replace(self) -> None:
-        worker = None
-        try:
-            worker = _CalculusWorker()
-        except WorkerCrashed:
-            pass  # the next call starts one itself and reports the failure
-        finally:
-            with self._ready:
-                self._starting -= 1
-                self._ready.notify_all()
-        if worker is not None:
-            self._give_back(worker)
-
-    def _give_back(self, worker: _CalculusWorker) -> None:
-        with self._ready:
-            if len(self._idle) < self.max_workers and os.getpid() == self._pid:
-                self._idle.append(worker)
-                self._ready.notify()
-                return
-        worker.kill()
-
-    def close(self) -> None:
-        with self._ready:
-            idle, self._idle = self._idle, []
-        if os.getpid() == self._pid:
-            for worker in idle:
-                worker.kill()
-
-
-_POOL = _Pool()
+_POOL = WorkerPool(module=MODULE)
 
 
 def call(args: dict[str, Any], timeout_s: float) -> dict[str, Any]:
@@ -299,31 +188,10 @@ def check_local(args: dict[str, Any]) -> dict[str, Any]:
 # ------------------------------------------------------------------------------------------
 
 
-def _serve() -> None:
-    try:
-        import resource
-
-        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT_BYTES, MEMORY_LIMIT_BYTES))
-    except (ImportError, ValueError, OSError):
-        pass
+def _warm_up() -> None:
     # sympy imports simplify and friends lazily: pay that at start-up, not inside a time bound
     check({"mode": "antiderivative", "var": "x", "target": "sin(x)*cos(x)", "answer": "-cos(2x)/4"})
-    out = sys.stdout.buffer
-    out.write(b'{"ready": true}\n')
-    out.flush()
-    for line in sys.stdin.buffer:
-        try:
-            request = json.loads(line)
-            if request.get("fn") != "check":
-                raise ValueError(f"unknown function {request.get('fn')!r}")
-            reply: dict[str, Any] = {"result": check(request["args"])}
-        except MemoryError:
-            reply = {"error": "out of memory"}
-        except Exception as exc:  # report, keep serving: the parent decides what it means
-            reply = {"error": f"{type(exc).__name__}: {exc}"[:500]}
-        out.write(json.dumps(reply).encode() + b"\n")
-        out.flush()
 
 
 if __name__ == "__main__":
-    _serve()
+    serve({"check": check}, _warm_up)
