@@ -7,7 +7,9 @@ conjuncts are distractors (their slack grows or stays). The answer is parsed by 
 expression parser of :mod:`loop_invariant` (integers, program variables, + - *, parentheses) and
 z3 checks ``guard ⇒ r ≥ 0`` and ``guard ∧ step ⇒ r' ≤ r - 1`` with a timeout (a timeout is a
 ``Verdict`` with ``error``). Any ranking function that passes counts. Exact solver: the planted
-slack (effort: z3's resource count); weak solver: ``n - v1`` (the first variable's distance).
+slack (effort: z3's resource count). Weak solver: the slack of the first guard conjunct, taken
+without working out which conjunct shrinks; it is right exactly when the planted conjunct is
+listed first (conjuncts are shuffled), so its solve rate is about 1/guards.
 Level 5 generates at ~100 tasks/s (one z3 call per draw proves the guard satisfiable).
 """
 
@@ -188,9 +190,10 @@ class RankingFunction(Family):
         return SolverRun(f"<answer>{text}</answer>", effort + len(meta["guards"]) * meta["variables"])
 
     def solve_weak(self, task: Task) -> SolverRun:
+        """The slack of the first guard conjunct, without checking that it shrinks."""
         meta = dict(task.metadata)
-        b = meta["bounds"][0]
-        return SolverRun(f"<answer>{b} - v1</answer>", 1.0)
+        g, b = meta["guards"][0], meta["bounds"][0]
+        return SolverRun(f"<answer>{b} - ({_linear(g, _names(meta['variables']))}) - 1</answer>", 1.0)
 
     def mutated_responses(self, task: Task, rng: np.random.Generator) -> list[str]:
         meta = dict(task.metadata)

@@ -71,3 +71,11 @@ def test_pathological_nonlinear_submission_is_bounded() -> None:
     verdict, _ = check_ranking(dict(task.metadata), hard, timeout_ms=1)
     assert not verdict.correct
     assert verdict.error is not None or verdict.format_ok
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=st.integers(0, 2**32), level=st.integers(1, 10))
+def test_weak_solver_is_right_exactly_when_the_planted_conjunct_comes_first(seed: int, level: int) -> None:
+    task = make_task(FAMILY, seed=seed, level=level)
+    run = IMPL.solve_weak(task)
+    assert verify(task, run.response).correct == (task.metadata["planted"] == 0)
