@@ -87,7 +87,7 @@ def test_generated_puzzles_have_their_tier_and_one_solution(seed: int, level: in
 
 
 def test_uniqueness_cross_checked_with_z3() -> None:
-    for level, seed in ((3, 0), (7, 1), (8, 2)):
+    for level, seed in ((3, 0), (7, 1), (9, 2)):
         task = palaestra.make_task("sudoku_jigsaw", seed=seed, level=level)
         assert _z3_count(task) == 1
 
@@ -96,8 +96,23 @@ def test_tier_four_defeats_weak_solver() -> None:
     task = palaestra.make_task("sudoku_jigsaw", seed=1, size=7, tier=4)
     assert not logical_solve(_geo(task), _flat(task.metadata["givens"]), 3).solved
     assert IMPL.solve_weak(task).response is None
-    easy = palaestra.make_task("sudoku_jigsaw", seed=1, level=3)
+    easy = palaestra.make_task("sudoku_jigsaw", seed=1, level=2)
     assert IMPL.verify(easy, IMPL.solve_weak(easy).response).correct
+
+
+def test_weak_solver_misses_hidden_singles_in_regions() -> None:
+    # level 5 puzzles need hidden singles; the weak solver looks for them in rows and columns
+    # only, so it is never stronger than singles and fails where a region's hidden single is needed
+    solved = 0
+    for seed in range(6):
+        task = palaestra.make_task("sudoku_jigsaw", seed=seed, level=5)
+        geo, puzzle = _geo(task), _flat(task.metadata["givens"])
+        assert logical_solve(geo, puzzle, 2).solved
+        grid, _ = J.weak_solve(geo, puzzle)
+        if grid is not None:
+            assert grid == [int(ch) for ch in task.answer.replace("\n", "")]
+            solved += 1
+    assert solved < 6
 
 
 def test_verifier_formats_and_wrong_answers() -> None:
