@@ -59,8 +59,8 @@ class InvariantKnobs(Knobs):
 
 
 LEVELS = {
-    1: InvariantKnobs(accumulators=1, max_step=2, max_init=0, indirect=0),
-    2: InvariantKnobs(accumulators=1, max_step=3, max_init=3, indirect=0),
+    1: InvariantKnobs(accumulators=1, max_step=3, max_init=3, indirect=0),
+    2: InvariantKnobs(accumulators=1, max_step=5, max_init=6, combined_post=True, indirect=0),
     3: InvariantKnobs(accumulators=2, max_step=3, max_init=3, indirect=0.1),
     4: InvariantKnobs(accumulators=2, max_step=5, max_init=5, combined_post=True, indirect=0.15),
     5: InvariantKnobs(accumulators=3, max_step=5, max_init=5, indirect=0.2),
