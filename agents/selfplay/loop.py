@@ -45,6 +45,11 @@ class SelfPlayConfig:
     catalog_families: tuple[str, ...] = ()  # families for the catalog mix (empty: all)
     catalog_level: int = 2  # level of the catalog-mix tasks
     verify_workers: int = 2  # threads feeding the sandbox while the next batch generates
+    # "group": reward minus the mean of its group (the n probe attempts of one task; one step's
+    # proposals of one task type), so a group whose rewards are all equal gives no gradient;
+    # "running": reward minus a running mean per (role, task type) (AZR's TRR++), which on the tiny
+    # model kept pushing down batches that were all invalid or all wrong until it collapsed
+    baseline: str = "group"
     baseline_momentum: float = 0.9  # running mean per (role, task type)
     seed: int = 0
 
@@ -55,6 +60,8 @@ class SelfPlayConfig:
             raise ValueError(f"probes must be >= {R.MIN_PROBES}")
         if self.reward_form not in R.FORMS:
             raise ValueError(f"reward_form must be one of {R.FORMS}")
+        if self.baseline not in ("group", "running"):
+            raise ValueError("baseline must be 'group' or 'running'")
         if not 0.0 <= self.catalog_fraction <= 1.0:
             raise ValueError("catalog_fraction must lie in [0, 1]")
 
@@ -147,7 +154,7 @@ class SelfPlay:
                 learn.append(R.learnability(p, cfg.reward_form))
                 self.buffers[task_type].add(task, step, f"{step}:{task_type}:{k}", p)
                 batch_rewards.append(reward)
-            advs = self.baselines.advantages("proposer", task_type, batch_rewards)
+            advs = self._advantages("proposer", task_type, batch_rewards)
             for prompt, text, reward, adv in zip(ps, raw[task_type], batch_rewards, advs, strict=True):
                 out.proposer.append(Sample("proposer", task_type, prompt, text, reward, adv))
         self._catalog_mix(valid, solver, out)
@@ -184,16 +191,22 @@ class SelfPlay:
             for attempt, score in zip(attempts, self.catalog.grade(task, attempts), strict=True):
                 out.solver.append(Sample("solver", "catalog", task.prompt, attempt, score, source="catalog"))
 
+    def _advantages(self, role: str, task_type: str, rewards: list[float]) -> list[float]:
+        """Advantages of one group of rewards under the configured baseline."""
+        if self.config.baseline == "running":
+            return self.baselines.advantages(role, task_type, rewards)
+        mean = float(np.mean(rewards)) if rewards else 0.0
+        return [r - mean for r in rewards]
+
     def _solver_advantages(self, out: StepResult) -> None:
-        by_type: dict[str, list[Sample]] = {}
+        # group: the attempts at one task (same type and prompt); running: one group per type
+        groups: dict[tuple[str, str], list[Sample]] = {}
         for sample in out.solver:
-            by_type.setdefault(sample.task_type, []).append(sample)
-        for task_type, samples in by_type.items():
-            for sample, adv in zip(
-                samples,
-                self.baselines.advantages("solver", task_type, [s.reward for s in samples]),
-                strict=True,
-            ):
+            key = (sample.task_type, sample.prompt if self.config.baseline == "group" else "")
+            groups.setdefault(key, []).append(sample)
+        for (task_type, _), samples in groups.items():
+            advs = self._advantages("solver", task_type, [s.reward for s in samples])
+            for sample, adv in zip(samples, advs, strict=True):
                 sample.advantage = adv
 
     def _metrics(self, out: StepResult, valid: int, total: int, learn: list[float]) -> dict[str, Any]:
