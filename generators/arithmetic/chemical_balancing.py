@@ -19,6 +19,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cache
 
 import numpy as np
 
@@ -37,8 +38,24 @@ COMPOUNDS = (
     "Na2CO3 NaHCO3 CaCO3 MgCO3 K2CO3 "
     "Na2SO4 K2SO4 CaSO4 MgSO4 Al2(SO4)3 FeSO4 Fe2(SO4)3 CuSO4 ZnSO4 PbSO4 "
     "NaNO3 KNO3 Ca(NO3)2 Mg(NO3)2 Cu(NO3)2 AgNO3 Pb(NO3)2 Zn(NO3)2 Fe(NO3)3 Al(NO3)3 "
-    "H3PO4 Na3PO4 Ca3(PO4)2 K3PO4 KClO3 NaClO KMnO4 K2MnO4 MnSO4 KCl NaF HF CaF2 SiF4 "
-    "CaC2 Al4C3 Mg3N2 Li Li2O LiOH Li3N NaN3 Na2O2 KO2 NaH CaH2"
+    "H3PO4 Na3PO4 Ca3(PO4)2 K3PO4 KClO3 NaClO KMnO4 K2MnO4 MnSO4 NaF HF CaF2 SiF4 "
+    "CaC2 Al4C3 Mg3N2 Li Li2O LiOH Li3N NaN3 Na2O2 KO2 NaH CaH2 "
+    # version 2: more elements and compounds, so that the reactions at levels 3-5 (five species)
+    # are numerous enough for duplicates under 1% in 2,000 tasks (there were ~2%)
+    "Ba BaO BaO2 BaCl2 Ba(OH)2 BaCO3 BaSO4 Ba(NO3)2 BaF2 BaS BaH2 "
+    "Sr SrO SrCl2 Sr(OH)2 SrCO3 SrSO4 Sr(NO3)2 "
+    "Cr Cr2O3 CrO3 CrCl3 K2CrO4 K2Cr2O7 Na2CrO4 Cr2(SO4)3 "
+    "Sn SnO SnO2 SnCl2 SnCl4 SnS SnS2 Ni NiO NiCl2 NiSO4 Ni(OH)2 NiS Co CoO Co3O4 CoCl2 CoS "
+    "Hg HgO HgCl2 Hg2Cl2 HgS B B2O3 H3BO3 BCl3 BF3 B2H6 Na2B4O7 Ti TiO2 TiCl4 "
+    "C3H6 C5H12 C6H14 C7H16 C2H4O2 CH2O2 CH2O C3H6O C2H6O2 C3H8O3 C6H12 C10H8 "
+    "CH3Cl CCl4 CHCl3 CS2 COCl2 N2O3 N2O4 HNO2 NH4NO2 (NH4)2SO4 (NH4)3PO4 NH4HCO3 CO(NH2)2 NOCl "
+    "SCl2 S2Cl2 SOCl2 SO2Cl2 PH3 H3PO3 POCl3 PBr3 HClO HClO4 Cl2O ClO2 NaClO3 KClO4 "
+    "HBr HI NaBr KBr NaI KI AgBr AgI PbI2 CuI KIO3 "
+    "FeS FeCO3 FeBr3 Fe(OH)2 FePO4 MnO Mn2O7 Mn3O4 MnCO3 Cu2S CuCO3 "
+    "AlF3 AlN Al2S3 AlBr3 AlPO4 MgS MgF2 MgH2 Mg3(PO4)2 "
+    "CaS CaSO3 Ca(ClO)2 CaBr2 CaI2 Ca3N2 CaSiO3 SiC SiH4 Na2SiO3 ZnCO3 ZnF2 "
+    "LiCl Li2CO3 Li2SO4 LiF LiH LiNO3 LiAlH4 NaBH4 "
+    "Na2S Na2SO3 Na2S2O3 NaNO2 NaHSO4 KNO2 KHCO3 K2S KH Ag2CO3 Ag2SO4 Ag3PO4 PbCO3 Pb3O4 PbBr2 Ca(HCO3)2"
 ).split()
 ARROWS = re.compile(r"\s*(?:<=>|<->|⇌|-->|->|=>|→|⟶|⟹|=)\s*")
 _TERM = re.compile(r"^(?P<coef>\d+)?\s*\*?\s*(?P<formula>[A-Z(\[].*)$")
@@ -50,6 +67,7 @@ ELEMENTS = frozenset(
     "Yb Lu Hf Ta W Re Os Ir Pt Au Hg Tl Pb Bi Po At Rn Fr Ra Ac Th Pa U Np Pu".split()
 )
 MAX_SPECIES_TEXT = 2000
+POOL_TRIES = 8  # species sets tried per element set before another element set is grown
 
 
 @dataclass(frozen=True)
@@ -170,34 +188,34 @@ def smallest_integers(vector: list[Fraction]) -> list[int]:
 
 
 _COMPOSITIONS = {f: parse_formula(f) for f in dict.fromkeys(COMPOUNDS)}
+_ELEMENT_SETS = {f: frozenset(comp) for f, comp in _COMPOSITIONS.items() if comp}
+
+
+@cache
+def _pool(elements: frozenset[str]) -> tuple[str, ...]:
+    """The compounds made only of ``elements``, in list order."""
+    return tuple(f for f, own in _ELEMENT_SETS.items() if own <= elements)
 
 
 def _float_precheck(matrix: list[list[int]], knobs: ChemicalBalancingKnobs) -> bool:
     """Cheap floating-point filter (rank, zero entries, coefficient spread); exact checks follow."""
     array = np.array(matrix, dtype=float)
-    if np.linalg.matrix_rank(array) != knobs.species - 1:
+    _, values, vt = np.linalg.svd(array)
+    rank = int(np.sum(values > values[0] * max(array.shape) * np.finfo(float).eps))
+    if rank != knobs.species - 1:
         return False
-    vector = np.abs(np.linalg.svd(array)[2][-1])
+    vector = np.abs(vt[-1])
     return bool(vector.min() > 1e-9 and vector.max() / vector.min() <= knobs.max_coefficient + 1e-6)
 
 
-def draw(
-    knobs: ChemicalBalancingKnobs, rng: np.random.Generator
-) -> tuple[list[str], list[str], list[int], int]:
-    names = list(_COMPOSITIONS)
-    for _ in range(20_000):
-        # grow an element set from random compounds until a reaction of this size can close
-        elements: set[str] = set()
-        want = knobs.species - 1 - int(rng.integers(0, 2))
-        while len(elements) < want:
-            composition = _COMPOSITIONS[names[int(rng.integers(len(names)))]]
-            assert composition is not None
-            if len(elements | set(composition)) <= knobs.species - 1:
-                elements |= set(composition)
-        pool = [f for f, comp in _COMPOSITIONS.items() if comp and set(comp) <= elements]
-        if len(pool) < knobs.species:
-            continue
+def _reaction_from_pool(
+    pool: tuple[str, ...], elements: frozenset[str], knobs: ChemicalBalancingKnobs, rng: np.random.Generator
+) -> tuple[list[str], list[int], int] | None:
+    """A few random species sets from ``pool`` (over ``elements``) tried for a unique reaction."""
+    for _ in range(POOL_TRIES):
         chosen = [pool[int(i)] for i in rng.choice(len(pool), size=knobs.species, replace=False)]
+        if frozenset().union(*(_ELEMENT_SETS[f] for f in chosen)) != elements:
+            continue  # an element unused: the rank is too low
         _, matrix = composition_matrix(chosen)
         if not _float_precheck(matrix, knobs):
             continue
@@ -205,9 +223,30 @@ def draw(
         if len(basis) != 1 or any(x == 0 for x in basis[0]):
             continue
         coefficients = smallest_integers(basis[0])
-        largest = max(abs(x) for x in coefficients)
-        if not knobs.min_largest <= largest <= knobs.max_coefficient:
+        if knobs.min_largest <= max(abs(x) for x in coefficients) <= knobs.max_coefficient:
+            return chosen, coefficients, ops
+    return None
+
+
+def draw(
+    knobs: ChemicalBalancingKnobs, rng: np.random.Generator
+) -> tuple[list[str], list[str], list[int], int]:
+    names = list(_ELEMENT_SETS)
+    for _ in range(50_000):
+        # grow an element set from random compounds to species - 1 elements: a reaction with a
+        # one-dimensional null space needs exactly that many
+        elements: frozenset[str] = frozenset()
+        while len(elements) < knobs.species - 1:
+            own = _ELEMENT_SETS[names[int(rng.integers(len(names)))]]
+            if len(elements | own) <= knobs.species - 1:
+                elements |= own
+        pool = _pool(elements)
+        if len(pool) < knobs.species:
             continue
+        found = _reaction_from_pool(pool, elements, knobs, rng)
+        if found is None:
+            continue
+        chosen, coefficients, ops = found
         sign = 1 if coefficients[0] > 0 else -1
         reactants = [(f, sign * x) for f, x in zip(chosen, coefficients, strict=True) if sign * x > 0]
         products = [(f, -sign * x) for f, x in zip(chosen, coefficients, strict=True) if sign * x < 0]
@@ -311,6 +350,7 @@ the order the species are listed, are also accepted, for example <answer>2, 1, 2
     levels=LEVELS,
     description="Balance generated chemical equations with the smallest positive integer coefficients.",
     verifier_kind="constraint check (atom balance, minimal coefficients)",
+    version=2,
 )
 class ChemicalBalancing(Family):
     def generate(self, knobs: ChemicalBalancingKnobs, rng: np.random.Generator) -> TaskDraft:
