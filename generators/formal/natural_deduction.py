@@ -10,7 +10,12 @@ checker works on a locally nameless form). Any valid proof counts; a wrong proof
 names the first failing line, so the multi-turn feedback env returns exactly that step.
 
 Generation: a propositional core sequent is drawn at random and kept when a truth table shows
-the premises satisfiable and the entailment valid (and every premise needed); first-order
+the premises satisfiable and the entailment valid (and every premise needed). From level 3 on,
+distractor premises are shuffled in: drawn like the others, not needed (the other premises
+entail the conclusion alone) and unable to replace a needed one; no formula pads itself with
+two equal sides (A ∧ A, A → A). They keep the space of sequents per level far above the 2,000
+tasks the duplicate benchmark draws (canonical hash under renaming) and make choosing the
+relevant premises part of the task; metadata lists them. First-order
 levels lift such a core uniformly into a small language (unary and binary predicates, names
 a, b) under ∀, ∃ or ∀∃ patterns whose validity follows from the core's. The reference prover
 is a goal-directed intercalation search (introduction rules backwards, eliminations forwards,
@@ -20,8 +25,8 @@ and the proof length fits the level, so the exact solver always solves. Effort i
 prover's search nodes. The weak solver is the same search on a budget of 150 nodes (it gives
 up on whatever needs more). Verification is linear in the proof (at most 300
 lines, formulas capped in length and nesting), with a wall-clock guard as well.
-Level 5 generates at about 390 tasks/s (CPU time, one core; ~90/s wall-clock on the loaded
-shared machine), level 10 at about 40 (its sequents need searches of ~1000 nodes).
+Level 5 generates at about 140 tasks/s (CPU time, one core), level 10 at about 30 (its
+sequents need searches of ~1500 nodes and most drawn cores are rejected for a short proof).
 """
 
 from __future__ import annotations
@@ -1020,6 +1025,10 @@ class NaturalDeductionKnobs(Knobs):
     atoms: int = knob(2, low=2, high=5, help="propositional atoms in the core sequent")
     premises: int = knob(2, low=0, high=5, help="number of premises")
     premise_size: int = knob(1, low=0, high=5, help="at most this many connectives per premise")
+    premise_min: int = knob(0, low=0, high=5, help="at least this many connectives per premise")
+    distractors: int = knob(
+        0, low=0, high=4, help="extra premises the proof does not need (drawn like the others, shuffled in)"
+    )
     conclusion_size: int = knob(1, low=1, high=5, help="at most this many connectives in the conclusion")
     quantifiers: str = knob(
         "none",
@@ -1032,8 +1041,14 @@ class NaturalDeductionKnobs(Knobs):
     def validate(self) -> None:
         if self.min_lines > self.max_lines:
             raise ValueError("min_lines cannot exceed max_lines")
+        if self.premise_min > self.premise_size:
+            raise ValueError("premise_min cannot exceed premise_size")
 
 
+# Levels 1-2 are small on purpose. From level 3 on every premise has a connective and two
+# distractor premises (one at levels 9-10) are shuffled in: that widens the sequent space far
+# past 2,000 tasks per level (fewer than 1% duplicates by canonical hash) and makes premise
+# selection part of the task.
 LEVELS = {
     1: NaturalDeductionKnobs(
         atoms=3, premises=1, premise_size=2, conclusion_size=1, min_lines=2, max_lines=5
@@ -1042,51 +1057,87 @@ LEVELS = {
         atoms=3, premises=2, premise_size=1, conclusion_size=2, min_lines=4, max_lines=8
     ),
     3: NaturalDeductionKnobs(
-        atoms=3, premises=2, premise_size=2, conclusion_size=2, min_lines=6, max_lines=12
-    ),
-    4: NaturalDeductionKnobs(
-        atoms=3, premises=2, premise_size=2, conclusion_size=2, min_lines=9, max_lines=16
-    ),
-    5: NaturalDeductionKnobs(
-        atoms=4, premises=3, premise_size=2, conclusion_size=2, min_lines=12, max_lines=24
-    ),
-    6: NaturalDeductionKnobs(
-        atoms=3,
+        atoms=5,
         premises=2,
         premise_size=2,
+        premise_min=1,
+        distractors=2,
+        conclusion_size=2,
+        min_lines=6,
+        max_lines=12,
+    ),
+    4: NaturalDeductionKnobs(
+        atoms=5,
+        premises=2,
+        premise_size=2,
+        premise_min=1,
+        distractors=2,
+        conclusion_size=2,
+        min_lines=9,
+        max_lines=16,
+    ),
+    5: NaturalDeductionKnobs(
+        atoms=5,
+        premises=3,
+        premise_size=2,
+        premise_min=1,
+        distractors=2,
+        conclusion_size=2,
+        min_lines=12,
+        max_lines=24,
+    ),
+    6: NaturalDeductionKnobs(
+        atoms=5,
+        premises=2,
+        premise_size=2,
+        premise_min=1,
+        distractors=2,
         conclusion_size=2,
         quantifiers="universal",
         min_lines=13,
         max_lines=30,
     ),
     7: NaturalDeductionKnobs(
-        atoms=4,
+        atoms=5,
         premises=3,
         premise_size=2,
+        premise_min=1,
+        distractors=2,
         conclusion_size=2,
         quantifiers="existential",
         min_lines=16,
         max_lines=40,
     ),
     8: NaturalDeductionKnobs(
+        atoms=5,
+        premises=2,
+        premise_size=3,
+        premise_min=1,
+        distractors=2,
+        conclusion_size=3,
+        min_lines=14,
+        max_lines=40,
+    ),
+    9: NaturalDeductionKnobs(
         atoms=4,
         premises=3,
         premise_size=2,
+        premise_min=1,
+        distractors=1,
         conclusion_size=2,
         quantifiers="nested",
         min_lines=16,
         max_lines=44,
     ),
-    9: NaturalDeductionKnobs(
-        atoms=4, premises=2, premise_size=3, conclusion_size=3, min_lines=14, max_lines=40
-    ),
     10: NaturalDeductionKnobs(
         atoms=4,
         premises=3,
         premise_size=3,
+        premise_min=1,
+        distractors=1,
         conclusion_size=3,
         quantifiers="existential",
-        min_lines=26,
+        min_lines=30,
         max_lines=80,
     ),
 }
@@ -1156,43 +1207,67 @@ def _conclusion_table(n: int, max_size: int) -> tuple[list[Formula], np.ndarray]
         for i in range(s):
             for f, m in layers[i]:
                 for g, h in layers[s - 1 - i]:
+                    if f == g:  # A ∧ A, A ∨ A, A → A: padding, not structure
+                        continue
                     layer += [(("&", f, g), m & h), (("|", f, g), m | h), ((">", f, g), (full & ~m) | h)]
         layers.append(layer)
     pairs = [pair for layer in layers for pair in layer]
     return [f for f, _ in pairs], np.array([m for _, m in pairs], dtype=np.uint64)
 
 
-def _draw_core(knobs: NaturalDeductionKnobs, draw: _Stream) -> tuple[list[Formula], Formula] | None:
+def _stutters(f: Formula) -> bool:
+    """Does ``f`` contain a binary connective with two equal sides (A ∧ A, A → A, ...)?"""
+    if f[0] in ("&", "|", ">"):
+        return f[1] == f[2] or _stutters(f[1]) or _stutters(f[2])
+    return f[0] == "N" and _stutters(f[1])
+
+
+def _draw_core(
+    knobs: NaturalDeductionKnobs, draw: _Stream
+) -> tuple[list[Formula], Formula, list[int]] | None:
     """A valid propositional sequent: random premises, then a conclusion drawn uniformly from
-    all small formulas they entail with every premise needed (premises satisfiable)."""
+    all small formulas they entail with every premise needed (premises satisfiable). Distractor
+    premises are drawn the same way: the other premises entail the conclusion without them, and
+    no needed premise can be dropped even with them."""
     n = knobs.atoms
     full = (1 << (1 << n)) - 1
     atoms = [("A", a, ()) for a in ATOMS[:n]]
-    premises = [
-        _random_formula(draw, atoms, draw.below(knobs.premise_size + 1)) for _ in range(knobs.premises)
+    spread = knobs.premise_size - knobs.premise_min + 1
+    drawn = [
+        _random_formula(draw, atoms, knobs.premise_min + draw.below(spread))
+        for _ in range(knobs.premises + knobs.distractors)
     ]
-    if len(set(premises)) != len(premises):
+    if len(set(drawn)) != len(drawn) or any(_stutters(f) for f in drawn):
         return None
+    premises, extras = drawn[: knobs.premises], drawn[knobs.premises :]  # extras: distractors
     masks = [truth_mask(p, n) for p in premises]
+    extra = full
+    for f in extras:
+        m = truth_mask(f, n)
+        if m == full:  # a tautology distracts from nothing
+            return None
+        extra &= m
     joint = full
     for m in masks:
         joint &= m
-    if joint == 0:
+    if joint & extra == 0:
         return None
     formulas, table = _conclusion_table(n, knobs.conclusion_size)
     ok = (np.uint64(joint) & ~table) == 0
-    if premises:
+    if drawn:
         ok &= table != np.uint64(full)
     for k in range(len(masks)):
-        rest = full
+        rest = extra
         for j, m in enumerate(masks):
             if j != k:
                 rest &= m
         ok &= (np.uint64(rest) & ~table) != 0  # without premise k the entailment fails
-    choices = [int(i) for i in np.flatnonzero(ok) if formulas[int(i)] not in premises]
+    choices = [int(i) for i in np.flatnonzero(ok) if formulas[int(i)] not in drawn]
     if not choices:
         return None
-    return premises, formulas[choices[draw.below(len(choices))]]
+    conclusion = formulas[choices[draw.below(len(choices))]]
+    order = sorted(range(len(drawn)), key=lambda _: draw.random())  # distractors anywhere
+    return [drawn[i] for i in order], conclusion, [k for k, i in enumerate(order) if i >= knobs.premises]
 
 
 def _occurs(f: Formula, k: int) -> bool:
@@ -1337,20 +1412,21 @@ def _rename(f: Formula, preds: dict[str, str], names: dict[str, str]) -> Formula
 
 def draw_sequent(
     knobs: NaturalDeductionKnobs, rng: np.random.Generator
-) -> tuple[list[Formula], Formula, list[str], int]:
-    """A valid sequent with its reference proof (lines) and the prover's node count."""
+) -> tuple[list[Formula], Formula, list[str], int, list[int]]:
+    """A valid sequent with its reference proof (lines), the prover's node count and the
+    positions of the distractor premises."""
     draw = _Stream(rng)
     for _ in range(20_000):
         core = _draw_core(knobs, draw)
         if core is None:
             continue
-        premises, conclusion = core
+        premises, conclusion, distractors = core
         if knobs.quantifiers != "none":
             premises, conclusion = _lift(rng, premises, conclusion, knobs.quantifiers, knobs.atoms)
             premises, conclusion = [drop_vacuous(p) for p in premises], drop_vacuous(conclusion)
         lines, nodes = prove(premises, conclusion, EXACT_BUDGET)
         if lines is not None and knobs.min_lines <= len(lines) <= knobs.max_lines:
-            return premises, conclusion, lines, nodes
+            return premises, conclusion, lines, nodes, distractors
     raise RuntimeError(f"could not draw a sequent for {knobs}")
 
 
@@ -1408,12 +1484,13 @@ def sequent_text(premises: list[Formula], conclusion: Formula) -> str:
     domain="formal",
     knobs=NaturalDeductionKnobs,
     levels=LEVELS,
+    version=2,
     description="Write a Fitch-style natural-deduction proof (propositional, then first-order); every step is checked.",
     verifier_kind="step-by-step proof checker (any valid proof; names the first failing line)",
 )
 class NaturalDeduction(Family):
     def generate(self, knobs: NaturalDeductionKnobs, rng: np.random.Generator) -> TaskDraft:
-        premises, conclusion, lines, nodes = draw_sequent(knobs, rng)
+        premises, conclusion, lines, nodes, distractors = draw_sequent(knobs, rng)
         first_order = knobs.quantifiers != "none"
         sequent = sequent_text(premises, conclusion)
         return TaskDraft(
@@ -1421,6 +1498,7 @@ class NaturalDeduction(Family):
             answer="\n".join(lines),
             metadata={
                 "premises": [render(p) for p in premises],
+                "distractors": [render(premises[k]) for k in distractors],  # premises not needed
                 "conclusion": render(conclusion),
                 "first_order": first_order,
                 "proof_lines": len(lines),

@@ -58,6 +58,20 @@ def holds(f: tuple, row: dict[str, bool]) -> bool:
     return a and b if tag == "&" else a or b if tag == "|" else (not a) or b
 
 
+def entails(premises: list[tuple], conclusion: tuple, atoms: tuple[str, ...]) -> bool:
+    rows = [
+        dict(zip(atoms, bits, strict=True)) for bits in itertools.product((False, True), repeat=len(atoms))
+    ]
+    return all(holds(conclusion, r) for r in rows if all(holds(p, r) for p in premises))
+
+
+def padded(f: tuple) -> bool:
+    """A binary connective with two equal sides somewhere in ``f`` (A ∧ A, A → A, ...)."""
+    if f[0] in ("&", "|", ">"):
+        return f[1] == f[2] or padded(f[1]) or padded(f[2])
+    return f[0] in ("N", "all", "ex") and padded(f[1])
+
+
 # --------------------------------------------------------------------------------------------
 # Generated tasks: every reference proof checks, mutations fail, validity cross-checked
 # --------------------------------------------------------------------------------------------
@@ -73,6 +87,10 @@ def test_every_generated_proof_checks(seed: int, level: int) -> None:
     assert len(set(mutations)) >= 3
     for response in mutations:
         assert not verify(task, response).correct, response
+    formulas = [parse_formula(p) for p in [*task.metadata["premises"], task.metadata["conclusion"]]]
+    assert not any(padded(f) for f in formulas), formulas
+    assert len(task.metadata["distractors"]) == task.knobs["distractors"]
+    assert set(task.metadata["distractors"]) <= set(task.metadata["premises"])
     if not task.metadata["first_order"]:
         premises = [parse_formula(p) for p in task.metadata["premises"]]
         conclusion = parse_formula(task.metadata["conclusion"])
@@ -108,6 +126,21 @@ def test_random_single_step_corruptions_name_the_step(seed: int, level: int, dat
         assert k + 1 <= int(named[1]) <= len(lines)  # the line itself or the first one that uses it
     else:
         assert int(named[1]) == k + 1, verdict.reason
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**32), level=st.sampled_from([3, 4, 5, 8]))
+def test_distractors_are_not_needed_and_cannot_replace_a_needed_premise(seed: int, level: int) -> None:
+    task = make_task(FAMILY, seed=seed, level=level)
+    assert not task.metadata["first_order"] and task.knobs["distractors"] >= 1
+    distractors = [parse_formula(p) for p in task.metadata["distractors"]]
+    needed = [parse_formula(p) for p in task.metadata["premises"] if p not in task.metadata["distractors"]]
+    conclusion = parse_formula(task.metadata["conclusion"])
+    atoms = ATOMS[: task.knobs["atoms"]]
+    assert entails(needed, conclusion, atoms), "the needed premises alone entail the conclusion"
+    for k in range(len(needed)):
+        rest = needed[:k] + needed[k + 1 :] + distractors
+        assert not entails(rest, conclusion, atoms), f"premise {render(needed[k])} is not needed"
 
 
 def test_canonical_hash_ignores_renaming_of_atoms() -> None:
@@ -368,7 +401,8 @@ def test_first_order_sequents_are_valid_according_to_z3(seed: int, level: int) -
     solver = z3.Solver()
     solver.set("timeout", 10_000)
     for p in task.metadata["premises"]:
-        solver.add(to_z3(parse_formula(p), sort, preds, names, []))
+        if p not in task.metadata["distractors"]:  # valid without them, so valid with them
+            solver.add(to_z3(parse_formula(p), sort, preds, names, []))
     solver.add(z3.Not(to_z3(parse_formula(task.metadata["conclusion"]), sort, preds, names, [])))
     assert solver.check() != z3.sat, "z3 found a countermodel"
 
