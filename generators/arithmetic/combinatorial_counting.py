@@ -1,13 +1,15 @@
 """Combinatorial counting word problems with answers checked by brute-force enumeration.
 
 Seven kinds: lattice paths (optionally avoiding points), committees with quotas (optionally a
-feuding pair, a member who must serve, a quota of men), binary strings with a fixed number of
-ones (optionally forced zeros, no two adjacent ones), identical balls in numbered boxes (with
-per-box caps), letter arrangements (optionally no two equal letters adjacent), seatings with
+feuding pair of men, women or both, a man or woman who must serve, a quota of men), binary
+strings with a fixed number of ones (optionally forced zeros and ones, no two adjacent ones),
+identical balls in numbered boxes (with per-box caps and minimums), letter arrangements (optionally no two equal letters adjacent), seatings with
 refused seats (rook placements), and distributions of distinct toys with per-child bounds.
 The reference answer comes from a formula or a DP (effort = its terms/states); the generator
 also enumerates every object by brute force and refuses to emit a task whose two counts
-disagree. Restrictions are drawn at random, which keeps duplicate tasks rare from level 3 on.
+disagree. Restrictions are drawn at random, which keeps duplicate tasks rare from level 3 on
+(version 2 widened the committee, binary and boxes restrictions: duplicates among 2,000 tasks
+were 1.5% at level 3).
 Sizes stay small enough for the enumeration (at most 60,000 objects), so levels 8-10 generate
 at ~10-40 tasks/s. The weak solver counts by hand only small cases (<= 300 objects).
 """
@@ -118,6 +120,37 @@ def _brute_lattice(a: int, b: int, blocked: set[tuple[int, int]]) -> tuple[int, 
     return count, seen
 
 
+PAIRS = {"men": "mm", "women": "ww", "mixed": "mw"}  # genders of a named pair
+PAIR_PEOPLE = {
+    "men": "two particular men",
+    "women": "two particular women",
+    "mixed": "a particular man and a particular woman",
+}
+
+
+def _comb(n: int, k: int) -> int:
+    return comb(n, k) if 0 <= k <= n else 0
+
+
+def _named(conflict: str, together: str, must: str) -> str:
+    """Genders of the named people, in order: feuding pair, inseparable pair, must-serve member."""
+    return PAIRS.get(conflict, "") + PAIRS.get(together, "") + must[:1]
+
+
+def _allowed(named: str, conflict: str, together: str, must: str, included: tuple[bool, ...]) -> bool:
+    """Whether the named people ``included`` in a committee obey the restrictions."""
+    i = 0
+    if conflict:
+        if included[0] and included[1]:
+            return False
+        i = 2
+    if together:
+        if included[i] != included[i + 1]:
+            return False
+        i += 2
+    return not must or included[i]
+
+
 def committee(rng: np.random.Generator, size: int, restricted: bool) -> Problem:
     while True:
         men, women = _int(rng, 3, 7 + size), _int(rng, 3, 7 + size)
@@ -125,31 +158,48 @@ def committee(rng: np.random.Generator, size: int, restricted: bool) -> Problem:
         if comb(men + women, k) <= MAX_OBJECTS:
             break
     j = _int(rng, 1, max(1, min(k, women) - 1))
-    conflict = must = False
+    conflict = together = must = ""
     min_men = 0
     max_women = k
     if restricted:
         if k > j + 1 and rng.random() < 0.5:
             max_women = _int(rng, j + 1, k - 1)
-        while not (conflict or must or min_men):
-            conflict, must = bool(rng.random() < 0.5), bool(rng.random() < 0.5)
+        while not (conflict or together or must or min_men):
+            # version 2: named pairs and members of either gender, and an inseparable pair
+            conflict = str(rng.choice(list(PAIRS))) if rng.random() < 0.5 else ""
+            together = str(rng.choice(list(PAIRS))) if rng.random() < 0.4 else ""
+            must = str(rng.choice(["woman", "man"])) if rng.random() < 0.5 else ""
             min_men = _int(rng, 1, k - j) if rng.random() < 0.4 else 0
+            named = _named(conflict, together, must)
+            if named.count("m") > men or named.count("w") > women:
+                together = ""  # not enough people to name them all
     text = f"A committee of {k} people is chosen from {men} men and {women} women. How many committees include at least {j} women"
     text += f" but at most {max_women} women" if max_women < k else ""
     text += f" and at least {min_men} men" if min_men else ""
     text += "?"
-    text += " Two particular men refuse to serve together." if conflict else ""
-    text += " One particular woman must be on the committee." if must else ""
+    other = ", different from those above,"
+    if conflict:
+        text += f" {PAIR_PEOPLE[conflict].capitalize()} refuse to serve together."
+    if together:
+        text += f" {PAIR_PEOPLE[together].capitalize()}{other if conflict else ''} serve only together (both or neither)."
+    if must:
+        text += f" One particular {must}{other if conflict or together else ''} must be on the committee."
 
-    def count(conflict: bool, must: bool, min_men: int, top: int) -> int:
+    def count(conflict: str, together: str, must: str, min_men: int, top: int) -> int:
+        # sum over the named people on the committee (those the restrictions allow), times the
+        # ways to fill the other seats from the unnamed men and women
+        named = _named(conflict, together, must)
+        nw, nm = named.count("w"), named.count("m")
         total = 0
-        for x in range(j, min(top, women) + 1):
-            y = k - x
-            if y < min_men or y > men:
+        for included in product((False, True), repeat=len(named)):
+            if not _allowed(named, conflict, together, must, included):
                 continue
-            ways_w = comb(women - 1, x - 1) if must else comb(women, x)
-            ways_m = comb(men, y) - (comb(men - 2, y - 2) if conflict and y >= 2 else 0)
-            total += ways_w * ways_m
+            sw = sum(g == "w" for g, inc in zip(named, included, strict=True) if inc)
+            sm = sum(included) - sw
+            for x in range(j, min(top, women) + 1):
+                y = k - x
+                if y >= min_men:
+                    total += _comb(women - nw, x - sw) * _comb(men - nm, y - sm)
         return total
 
     params = {
@@ -158,60 +208,83 @@ def committee(rng: np.random.Generator, size: int, restricted: bool) -> Problem:
         "k": k,
         "j": j,
         "max_women": max_women,
-        "conflict": int(conflict),
-        "must": int(must),
+        "conflict": conflict,
+        "together": together,
+        "must": must,
         "min_men": min_men,
     }
     return Problem(
         "committee",
         params,
         text,
-        count(conflict, must, min_men, max_women),
+        count(conflict, together, must, min_men, max_women),
         2 * (k - j + 1),
-        count(False, False, 0, k),
-        lambda: _brute_committee(men, women, k, (j, max_women), conflict, must, min_men),
+        count("", "", "", 0, k),
+        lambda: _brute_committee(men, women, k, (j, max_women), (conflict, together, must), min_men),
     )
 
 
+def _named_people(men: int, named: str) -> list[int]:
+    """Indices of the named people: men are 0..men-1 and women men.. , each taken in turn."""
+    next_index = {"m": 0, "w": men}
+    people = []
+    for gender in named:
+        people.append(next_index[gender])
+        next_index[gender] += 1
+    return people
+
+
 def _brute_committee(
-    men: int, women: int, k: int, quota: tuple[int, int], conflict: bool, must: bool, min_men: int
+    men: int, women: int, k: int, quota: tuple[int, int], rules: tuple[str, str, str], min_men: int
 ) -> tuple[int, int]:
     count = seen = 0
-    # people 0..men-1 are the men (0 and 1 feud); person `men` is the woman who must serve
+    named = _named(*rules)
+    people = _named_people(men, named)
     for group in combinations(range(men + women), k):
         seen += 1
         n_women = sum(p >= men for p in group)
         ok = quota[0] <= n_women <= quota[1] and k - n_women >= min_men
-        ok = ok and not (conflict and 0 in group and 1 in group) and not (must and men not in group)
-        count += ok
+        members = set(group)
+        count += ok and _allowed(named, *rules, tuple(p in members for p in people))
     return count, seen
 
 
 def binary(rng: np.random.Generator, size: int, restricted: bool) -> Problem:
-    n = _int(rng, 6, min(16, 9 + size))
+    n = _int(rng, 6 + size // 2, min(16, 9 + size))  # version 2: the shortest lengths grow too
     t = _int(rng, 2, max(2, (n + 1) // 2))
     naive = comb(n, t)
     zeros: list[int] = []
+    ones: list[int] = []
     no_adjacent = False
     if restricted:
         no_adjacent = bool(rng.random() < 0.5)
         zeros = sorted(int(i) + 1 for i in rng.choice(n, size=_int(rng, 2, min(5, n - t)), replace=False))
+        if rng.random() < 0.75:  # version 2: some bits may be forced to 1 as well
+            free = [i for i in range(1, n + 1) if i not in zeros]
+            picks = rng.choice(len(free), size=_int(rng, 1, min(3, t - 1)), replace=False)
+            ones = sorted(free[int(i)] for i in picks)
     text = f"How many binary strings of length {n} contain exactly {t} ones"
     text += " and no two adjacent ones" if no_adjacent else ""
     text += "?"
     if zeros:
-        text += f" Positions are numbered 1 to {n} from the left; the bits at positions {', '.join(map(str, zeros))} must be 0."
+        text += f" Positions are numbered 1 to {n} from the left; the bits at positions {', '.join(map(str, zeros))} must be 0"
+        text += (
+            f", and the bit{'s' if len(ones) > 1 else ''} at position{'s' if len(ones) > 1 else ''} {', '.join(map(str, ones))} must be 1."
+            if ones
+            else "."
+        )
     # DP over positions: (ones so far, previous bit) -> ways
     ways = {(0, 0): 1}
     for position in range(1, n + 1):
         nxt: dict[tuple[int, int], int] = {}
-        for (ones, prev), w in ways.items():
-            nxt[(ones, 0)] = nxt.get((ones, 0), 0) + w
-            if position not in zeros and ones < t and not (no_adjacent and prev):
-                nxt[(ones + 1, 1)] = nxt.get((ones + 1, 1), 0) + w
+        for (count, prev), w in ways.items():
+            if position not in ones:
+                nxt[(count, 0)] = nxt.get((count, 0), 0) + w
+            if position not in zeros and count < t and not (no_adjacent and prev):
+                nxt[(count + 1, 1)] = nxt.get((count + 1, 1), 0) + w
         ways = nxt
     exact = ways.get((t, 0), 0) + ways.get((t, 1), 0)
-    params = {"n": n, "t": t, "zeros": zeros, "no_adjacent": int(no_adjacent)}
+    params = {"n": n, "t": t, "zeros": zeros, "ones": ones, "no_adjacent": int(no_adjacent)}
     return Problem(
         "binary",
         params,
@@ -219,16 +292,16 @@ def binary(rng: np.random.Generator, size: int, restricted: bool) -> Problem:
         exact,
         n * (t + 1),
         naive,
-        lambda: _brute_binary(n, t, set(zeros), no_adjacent),
+        lambda: _brute_binary(n, t, set(zeros), set(ones), no_adjacent),
     )
 
 
-def _brute_binary(n: int, t: int, zeros: set[int], no_adjacent: bool) -> tuple[int, int]:
+def _brute_binary(n: int, t: int, zeros: set[int], ones: set[int], no_adjacent: bool) -> tuple[int, int]:
     count = seen = 0
-    for ones in combinations(range(1, n + 1), t):
+    for chosen in combinations(range(1, n + 1), t):
         seen += 1
-        ok = not zeros.intersection(ones)
-        ok = ok and not (no_adjacent and any(b - a == 1 for a, b in zip(ones, ones[1:], strict=False)))
+        ok = not zeros.intersection(chosen) and ones.issubset(chosen)
+        ok = ok and not (no_adjacent and any(b - a == 1 for a, b in zip(chosen, chosen[1:], strict=False)))
         count += ok
     return count, seen
 
@@ -241,40 +314,52 @@ def boxes(rng: np.random.Generator, size: int, restricted: bool) -> Problem:
             break
     low = int(rng.integers(0, 3))
     caps = [n] * k
+    mins = [low] * k
     if restricted:
-        capped = rng.choice(k, size=_int(rng, 1, k), replace=False)
-        for i in capped:
-            caps[int(i)] = _int(rng, low + 1, max(low + 1, n - 1))
+        # version 2: each box on its own may get a cap and a minimum above the common one
+        while caps == [n] * k and mins == [low] * k:
+            for i in range(k):
+                if rng.random() < 0.6:
+                    caps[i] = _int(rng, low + 1, max(low + 1, n - 1))
+                if rng.random() < 0.4:
+                    mins[i] = min(caps[i], _int(rng, low + 1, low + 3))
     text = f"In how many ways can {n} identical balls be placed into {k} boxes numbered 1 to {k} so that every box gets at least {low} ball{'s' if low != 1 else ''}?"
-    limits = [f"box {i + 1} at most {c}" for i, c in enumerate(caps) if c < n]
+    limits = [
+        ", ".join(([f"at least {m}"] if m > low else []) + ([f"at most {c}"] if c < n else []))
+        for m, c in zip(mins, caps, strict=True)
+    ]
+    limits = [f"box {i + 1} {limit}" for i, limit in enumerate(limits) if limit]
     if limits:
-        text += " Moreover " + ", ".join(limits) + "."
+        text += " Moreover " + "; ".join(limits) + "."
     ways = [1] + [0] * n  # DP over boxes: ways[s] = fillings of the boxes so far with s balls
     ops = 0
-    for cap in caps:
+    for least, cap in zip(mins, caps, strict=True):
         nxt = [0] * (n + 1)
         for s, w in enumerate(ways):
             if w:
-                for x in range(low, min(cap, n - s) + 1):
+                for x in range(least, min(cap, n - s) + 1):
                     nxt[s + x] += w
                     ops += 1
         ways = nxt
     naive = comb(n - k * low + k - 1, k - 1)
-    params = {"n": n, "k": k, "low": low, "caps": caps}
-    return Problem("boxes", params, text, ways[n], ops, naive, lambda: _brute_boxes(n, low, caps))
+    params = {"n": n, "k": k, "low": low, "caps": caps, "mins": mins}
+    return Problem("boxes", params, text, ways[n], ops, naive, lambda: _brute_boxes(n, low, mins, caps))
 
 
-def _brute_boxes(n: int, low: int, caps: list[int]) -> tuple[int, int]:
+def _brute_boxes(n: int, low: int, mins: list[int], caps: list[int]) -> tuple[int, int]:
+    """Every filling with the common minimum and the caps, kept when the box minimums hold."""
     seen = 0
 
-    def fill(i: int, remaining: int) -> int:
+    def fill(i: int, remaining: int, ok: bool) -> int:
         nonlocal seen
         if i == len(caps) - 1:
             seen += 1
-            return int(low <= remaining <= caps[i])
-        return sum(fill(i + 1, remaining - x) for x in range(low, min(caps[i], remaining) + 1))
+            return int(ok and mins[i] <= remaining <= caps[i])
+        return sum(
+            fill(i + 1, remaining - x, ok and x >= mins[i]) for x in range(low, min(caps[i], remaining) + 1)
+        )
 
-    return fill(0, n), seen
+    return fill(0, n, True), seen
 
 
 def arrangements(rng: np.random.Generator, size: int, restricted: bool) -> Problem:
@@ -335,7 +420,8 @@ def seating(rng: np.random.Generator, size: int, restricted: bool) -> Problem:
     forbidden: list[tuple[int, int]] = []
     if restricted:
         cells = [(p, s) for p in range(1, n + 1) for s in range(1, n + 1)]
-        picks = rng.choice(len(cells), size=_int(rng, 2, 2 * n), replace=False)
+        # version 2: at least three refusals (two over four people left too few distinct tasks)
+        picks = rng.choice(len(cells), size=_int(rng, 3, 2 * n), replace=False)
         forbidden = sorted(cells[int(i)] for i in picks)
     text = f"{n} people P1, ..., P{n} sit down in seats 1 to {n}, one person per seat. How many seatings are possible?"
     if forbidden:
@@ -376,7 +462,8 @@ def _brute_seating(n: int, banned: set[tuple[int, int]]) -> tuple[int, int]:
 
 
 def onto(rng: np.random.Generator, size: int, restricted: bool) -> Problem:
-    k = _int(rng, 2, 4)
+    # version 2: three or four children (bounds on two children left too few distinct tasks)
+    k = _int(rng, 3, 4)
     n = _int(rng, k + 1, k + 2 + size)
     while k**n > MAX_OBJECTS:
         n -= 1
@@ -460,6 +547,7 @@ Give the exact count as an integer, for example <answer>1260</answer>."""
     levels=LEVELS,
     description="Counting problems (paths, committees, strings, boxes, words, derangements, onto maps) checked by enumeration.",
     verifier_kind="exact value",
+    version=2,
 )
 class CombinatorialCounting(Family):
     def generate(self, knobs: CombinatorialCountingKnobs, rng: np.random.Generator) -> TaskDraft:

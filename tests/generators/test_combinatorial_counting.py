@@ -47,20 +47,36 @@ def _independent(kind: str, p: dict) -> int | None:
             s.count("1") == p["t"]
             and not (p["no_adjacent"] and "11" in s)
             and all(s[z - 1] == "0" for z in p["zeros"])
+            and all(s[o - 1] == "1" for o in p["ones"])
             for s in strings
         )
     if kind == "committee":
-        people = ["m"] * p["men"] + ["w"] * p["women"]
+        # named people listed first: the feuding pair, the inseparable pair, the must-serve member
+        genders = {"men": "mm", "women": "ww", "mixed": "mw", "": ""}
+        named = genders[p["conflict"]] + genders[p["together"]] + p["must"][:1]
+        people = list(named)
+        for gender, total in (("m", p["men"]), ("w", p["women"])):
+            people += [gender] * (total - named.count(gender))
+        feud = {0, 1} if p["conflict"] else set()
+        start = 2 if p["conflict"] else 0
+        pair = {start, start + 1} if p["together"] else set()
+        member = len(named) - 1 if p["must"] else None
         total = 0
         for c in combinations(range(len(people)), p["k"]):
             women = [people[i] for i in c].count("w")
             total += (
                 p["j"] <= women <= p["max_women"]
                 and p["k"] - women >= p["min_men"]
-                and not (p["conflict"] and {0, 1} <= set(c))
-                and not (p["must"] and p["men"] not in c)
+                and not (feud and feud <= set(c))
+                and len(pair & set(c)) in (0, len(pair))
+                and not (member is not None and member not in c)
             )
         return total
+    if kind == "boxes" and (p["n"] + 1) ** p["k"] <= 30_000:
+        return sum(
+            sum(f) == p["n"] and all(m <= x <= c for x, m, c in zip(f, p["mins"], p["caps"], strict=True))
+            for f in product(range(p["n"] + 1), repeat=p["k"])
+        )
     if kind == "seating":
         banned = {tuple(x) for x in p["forbidden"]}
         return sum(
