@@ -229,14 +229,17 @@ def _draw_float(knobs: NumberFormatsKnobs, rng: np.random.Generator, encode: boo
         # beyond the largest finite value: encodes to infinity
         return sign * Fraction(int(rng.integers(2, 10**4))) * Fraction(2) ** (bias + 1), False
     if encode and knobs.inexact and rng.random() < 0.7:
-        # a short decimal that binary cannot hold exactly
+        # a short decimal that binary cannot hold exactly; version 2: one more digit before the
+        # point (one-place decimals up to 99.9 repeated too often)
         while True:
             places = int(rng.integers(1, 4))
-            value = Fraction(int(rng.integers(1, 10 ** (places + 2))), 10**places)
+            value = Fraction(int(rng.integers(1, 10 ** (places + 3))), 10**places)
             if value.denominator % 5 == 0:
                 return sign * value, False
-    top = min(mbits + 1, 12)
-    significant = int(rng.integers(top - 4, top + 1))  # enough bits that tasks rarely repeat
+    # enough bits that tasks rarely repeat; version 2: two more for doubles (with at most 12,
+    # levels 7 and 10 repeated ~1% of 2,000 tasks)
+    top = min(mbits + 1, 14 if knobs.precision == "double" else 12)
+    significant = int(rng.integers(top - 4, top + 1))
     mant = int(rng.integers(2 ** (significant - 1), 2**significant)) | 1
     low, high = -min(bias - 1, 20), min(bias, 20)
     exponent = int(rng.integers(low, high + 1)) - (significant - 1)
@@ -333,6 +336,7 @@ def _effort(task: dict) -> int:
     levels=LEVELS,
     description="Two's complement and IEEE-754 (half/single/double) bit patterns, value to bits and back.",
     verifier_kind="exact value",
+    version=2,
 )
 class NumberFormats(Family):
     def generate(self, knobs: NumberFormatsKnobs, rng: np.random.Generator) -> TaskDraft:
