@@ -1,12 +1,16 @@
 """Write the hidden list function shown by input/output examples; graded on hidden inputs.
 
-The hidden function is a generated pipeline (``_pipeline``: maps, filters, sorting, prefix and
-pairwise sums, slices). The prompt shows some examples; the verifier runs the submitted
-``f`` in the shared sandbox on held-back inputs (edge cases: empty, one element, duplicates,
-negatives, longer lists) and requires every output to equal the hidden function's. The program
-is only parsed (``ast.parse``) in-process, to reject non-programs before any sandbox run.
+The hidden function is a generated pipeline from ``_pipeline``'s rich step space (affine and
+modular maps, clamps, thresholds and residue filters, sorts and rotations, running sums/extrema,
+adjacent-pair operations, slices and strides; constants spread over the value range). Every
+step field changes the function, so the canonical hash (the pipeline) identifies the hidden
+function; the space is wide enough that two-step levels rarely repeat one. The prompt shows
+some examples; the verifier runs the submitted ``f`` in the shared sandbox on held-back inputs
+(edge cases: empty, one element, duplicates, negatives, longer lists) and requires every output
+to equal the hidden function's. The program is only parsed (``ast.parse``) in-process, to
+reject non-programs before any sandbox run.
 
-Generation: about 1300 tasks/s at level 5 (CPU time, one core; no sandbox).
+Generation: about 600 tasks/s at level 5 (CPU time, one core, on a loaded machine; no sandbox).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.sandbox import Job
 
 from ._code_answer import extract_code
-from ._pipeline import Step, apply, draw_input, draw_pipeline, draw_step, render
+from ._pipeline import Step, apply, draw_input, draw_rich_pipeline, render, rich_steps
 from ._runner import failed_run, run_jobs
 
 MARKER = "\n@@palaestra-results@@\n"
@@ -48,7 +52,12 @@ class FunctionInductionKnobs(Knobs):
     steps: int = knob(1, low=1, high=10, help="number of pipeline steps in the hidden function")
     shown: int = knob(6, low=2, high=20, help="number of examples shown in the prompt")
     hidden: int = knob(12, low=4, high=50, help="number of held-back test inputs")
-    value_range: int = knob(9, low=2, high=100, help="example values lie in [-value_range, value_range]")
+    value_range: int = knob(
+        9,
+        low=2,
+        high=100,
+        help="example values and the function's constants lie in [-value_range, value_range]",
+    )
 
 
 LEVELS = {
@@ -143,12 +152,9 @@ def run_tests(code: str, inputs: list[list[int]], expected: list[list[int]], wha
     return Verdict.wrong(reason)
 
 
-def _candidates(rng: np.random.Generator, count: int) -> list[list[Step]]:
-    """Single-step pipelines the weak solver tries (a small fixed hypothesis space)."""
-    out: list[list[Step]] = [[], [{"kind": "sort"}], [{"kind": "reverse"}], [{"kind": "prefix"}]]
-    while len(out) < count:
-        out.append([draw_step(rng)])
-    return out
+def _candidates(spread: int) -> list[list[Step]]:
+    """The weak solver's hypotheses: the identity and every single step of the task's space."""
+    return [[]] + [[step] for group in rich_steps(spread).values() for step in group]
 
 
 @family(
@@ -158,11 +164,12 @@ def _candidates(rng: np.random.Generator, count: int) -> list[list[Step]]:
     levels=LEVELS,
     description="Write a hidden list function from input/output examples; graded on held-back inputs in the sandbox.",
     verifier_kind="sandbox execution (hidden tests)",
+    version=2,
 )
 class FunctionInduction(Family):
     def generate(self, knobs: FunctionInductionKnobs, rng: np.random.Generator) -> TaskDraft:
         for _ in range(5000):
-            pipeline = draw_pipeline(knobs.steps, rng)
+            pipeline = draw_rich_pipeline(knobs.steps, rng, knobs.value_range)
             shown = _inputs(knobs, rng, knobs.shown, edge=False)
             if _informative(pipeline, shown):
                 break
@@ -181,6 +188,8 @@ class FunctionInduction(Family):
                 "hidden": hidden,
                 "expected": [apply(pipeline, xs)[0] for xs in hidden],
                 "work": work,
+                "spread": knobs.value_range,
+                # the hidden function itself (steps carry no unused fields): same function, same hash
                 "canonical_hash": content_hash(pipeline),
             },
         )
@@ -202,13 +211,14 @@ class FunctionInduction(Family):
         return SolverRun(self.reference_response(task), float(effort))
 
     def solve_weak(self, task: Task) -> SolverRun:
-        # enumerate 60 one-step hypotheses; answer the first consistent with the shown examples
+        # enumerate the one-step hypotheses; answer the first consistent with the shown examples
         shown = task.metadata["shown"]
         targets = [apply(task.metadata["pipeline"], xs)[0] for xs in shown]
-        for tries, candidate in enumerate(_candidates(np.random.default_rng(0), 60), start=1):
+        candidates = _candidates(task.metadata["spread"])
+        for tries, candidate in enumerate(candidates, start=1):
             if all(apply(candidate, xs)[0] == want for xs, want in zip(shown, targets, strict=True)):
                 return SolverRun(f"<answer>\n{render(candidate)}</answer>", float(tries))
-        return SolverRun(None, 60.0)
+        return SolverRun(None, float(len(candidates)))
 
     def mutated_responses(self, task: Task, rng: np.random.Generator) -> list[str]:
         pipeline, hidden, expected = (

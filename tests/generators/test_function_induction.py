@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 
 import palaestra
-from palaestra.generators.code._pipeline import apply, render
+from palaestra.generators.code._pipeline import apply, render, rich_steps
 
 
 def _task(level: int = 5, seed: int = 3):
@@ -87,3 +89,21 @@ def test_weak_solver_gets_worse_with_level() -> None:
         seeds = rng.integers(0, 2**32, size=30)
         rates.append(sum(impl.solve_weak(_task(level, int(s))).response is not None for s in seeds))
     assert rates[0] > rates[1] >= rates[2]
+
+
+def test_every_step_of_the_space_is_a_distinct_function() -> None:
+    # the canonical hash is the hidden pipeline: a step field that changed nothing would let two
+    # copies of one hidden function pass as different tasks
+    rng = np.random.default_rng(1)
+    probes = [[int(v) for v in rng.integers(-40, 41, size=int(rng.integers(0, 12)))] for _ in range(60)]
+    for spread in (9, 15):
+        steps = [step for group in rich_steps(spread).values() for step in group]
+        behaviours = {json.dumps([apply([step], xs)[0] for xs in probes]) for step in steps}
+        assert len(behaviours) == len(steps), spread
+
+
+def test_few_step_levels_rarely_repeat_a_hidden_function() -> None:
+    # level 3 (two steps) repeated its hidden function in about half of 2,000 seeds before the
+    # step space was widened; 400 seeds must now give 400 distinct functions
+    keys = {_task(3, seed).metadata["canonical_hash"] for seed in range(400)}
+    assert len(keys) == 400
