@@ -1,7 +1,7 @@
 """Repair a generated Python function into which bugs were injected; graded by hidden tests.
 
-The correct function is a generated list pipeline (``_pipeline``) whose docstring states, step
-by step, what it must do; a few examples of the correct behaviour are shown. ``bugs`` single-token
+The correct function is a generated list pipeline (``_pipeline``'s rich step space, so that
+few-step functions rarely repeat) whose docstring states, step by step, what it must do; a few examples of the correct behaviour are shown. ``bugs`` single-token
 edits (a constant off by one, a swapped operator, or a deleted step) are injected, each of them
 observable on its own on the hidden tests. The verifier runs the submitted ``f`` in the shared
 sandbox on the hidden suite (edge cases included); any program that passes it is accepted.
@@ -9,7 +9,7 @@ sandbox on the hidden suite (edge cases included); any program that passes it is
 Weak solver: one-edit repair, checked against the examples shown in the prompt only; it cannot
 fix two bugs, and with fewer shown examples it more often picks an edit that only fits them.
 
-Generation: about 470 tasks/s at level 5 (CPU time, one core; bug observability is checked by running
+Generation: about 370 tasks/s at level 5 (CPU time, one core; bug observability is checked by running
 our own buggy variants in-process, never model text).
 """
 
@@ -26,7 +26,7 @@ from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 
 from ._code_answer import extract_code
-from ._pipeline import Step, apply, draw_input, draw_pipeline, render
+from ._pipeline import Step, apply, draw_input, draw_rich_pipeline, render
 from .function_induction import run_tests
 
 _SHOWN = re.compile(r"^f\((\[[-\d, ]*\])\) should return (\[[-\d, ]*\])$", re.MULTILINE)
@@ -34,6 +34,7 @@ _TOKEN = re.compile(r"\d+|>=|<=|==|!=|//|[<>+\-%*]")
 _SWAP = {">": ">=", ">=": ">", "<": "<=", "<=": "<", "==": "!=", "!=": "==", "+": "-", "-": "+",
          "*": "+", "%": "//", "//": "%"}  # fmt: skip
 KINDS = ("constant", "operator", "missing")
+SPREAD = 12  # constants of the correct function lie in [-12, 12] (affine offsets [-24, 24])
 
 
 @dataclass(frozen=True)
@@ -77,27 +78,43 @@ def f(xs):
 
 
 def describe(step: Step) -> str:
-    """One line of the docstring: the intended behaviour of a step."""
+    """One line of the docstring: the intended behaviour of a step (of ``_pipeline``'s rich space)."""
     kind, a, b = step["kind"], step.get("a"), step.get("b")
     if kind == "map":
         return {
-            "affine": f"replace each x by x * {a} + ({b})",
-            "mod": f"replace each x by x modulo {(a or 0) + (b or 0)}",
-            "absdiff": f"replace each x by |x - {b}|",
-            "floordiv": f"replace each x by x floor-divided by {a}",
-            "square_mod": f"replace each x by x squared modulo {10 + (b or 0)}",
+            "lin": f"replace each x by x * {a} + ({b})",
+            "rem": f"replace each x by x modulo {a}",
+            "dist": f"replace each x by |x - ({a})|",
+            "div": f"replace each x by x floor-divided by {a}",
+            "sqrem": f"replace each x by x squared modulo {a}",
+            "min": f"replace each x by the smaller of x and {a}",
+            "max": f"replace each x by the larger of x and {a}",
         }[step["op"]]
     if kind == "filter":
-        if step["op"] == "mod":
-            return f"keep only the x with x modulo {a} equal to {b}"
-        return f"keep only the x greater than {a}"
+        return {
+            "mod": f"keep only the x with x modulo {a} equal to {b}",
+            "modne": f"keep only the x with x modulo {a} not equal to {b}",
+            "gt": f"keep only the x greater than {a}",
+            "lt": f"keep only the x less than {a}",
+        }[step["op"]]
+    if kind.startswith("adjacent_"):
+        pair = {"sum": f"xs[i] + xs[i + {a}]", "diff": f"xs[i + {a}] - xs[i]"}.get(
+            kind[9:], f"{kind[9:]}(xs[i], xs[i + {a}])"
+        )
+        return f"replace the list by {pair} for each i with i + {a} < len(xs) ({a} element(s) shorter)"
     return {
         "sort": "sort ascending",
+        "sort_desc": "sort descending",
+        "sort_abs": "sort by absolute value, ascending (equal values keep their order)",
+        "sort_mod": f"sort by x modulo {a}, ties by x, ascending",
         "reverse": "reverse the list",
+        "rotate": f"rotate left by {a} positions ({a} modulo the length; an empty list stays empty)",
         "prefix": "replace the list by its running sums",
-        "pairwise": "replace the list by the sums of adjacent pairs (one element shorter)",
+        "prefix_max": "replace the list by its running maxima",
+        "prefix_min": "replace the list by its running minima",
         "take": f"keep the first {a} + len(xs) // 2 elements",
         "drop": f"drop the first {a} elements",
+        "stride": f"keep every {a}-th element, starting at index {b}",
     }[kind]
 
 
@@ -170,11 +187,12 @@ def inject(pipeline: list[Step], knobs: BugRepairKnobs, rng: np.random.Generator
     levels=LEVELS,
     description="Fix injected bugs in a generated function with a docstring spec; graded by hidden tests in the sandbox.",
     verifier_kind="sandbox execution (hidden tests)",
+    version=2,
 )
 class BugRepair(Family):
     def generate(self, knobs: BugRepairKnobs, rng: np.random.Generator) -> TaskDraft:
         for _ in range(2000):
-            pipeline = draw_pipeline(knobs.steps, rng)
+            pipeline = draw_rich_pipeline(knobs.steps, rng, SPREAD)
             hidden = [[], [int(rng.integers(-9, 10))]] + [
                 draw_input(rng, int(rng.integers(2, 11)), 30) for _ in range(14)
             ]
