@@ -52,7 +52,7 @@ class BinairoKnobs(Knobs):
 LEVELS = {
     1: BinairoKnobs(size=6, tier="basic", min_givens=16),
     2: BinairoKnobs(size=6, tier="basic"),
-    3: BinairoKnobs(size=8, tier="basic"),
+    3: BinairoKnobs(size=8, tier="basic", min_givens=26),
     4: BinairoKnobs(size=8, tier="line", min_givens=22),
     5: BinairoKnobs(size=8, tier="line", allow_easy=False),
     6: BinairoKnobs(size=10, tier="line", allow_easy=False),
