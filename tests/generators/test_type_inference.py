@@ -87,3 +87,11 @@ def test_less_general_and_malformed_answers() -> None:
     for bad in ("a -> b", "'a ->", "('a", "int int", "list 'a", "'a" + " -> 'a" * 600):
         verdict = palaestra.verify(task, f"<answer>{bad}</answer>")
         assert not verdict.correct and not verdict.format_ok, bad
+
+
+def test_level_3_rarely_repeats_a_task() -> None:
+    # level 3 once drew 6-node terms: a quarter of 2,000 tasks repeated; 400 seeds must be distinct
+    keys = {
+        palaestra.make_task("type_inference", seed=s, level=3).metadata["canonical_hash"] for s in range(400)
+    }
+    assert len(keys) == 400
