@@ -13,9 +13,11 @@ The weak solver is cell propagation only (a full row or column is water, a row n
 open cells is ship, ship cells blank their diagonal neighbours); it gives up when stuck.
 
 Speed (CPU time of one core; the shared machine's wall clock runs several times slower):
-level 1 ~190 tasks/s, level 5 (7x7) ~100/s, level 7 (8x8) ~20/s, level 10 (10x10, ten ships)
-~0.6/s: every reveal added or removed costs a uniqueness proof by search, and the ship-placement
-search on 10x10 runs to thousands of nodes. Below the 50/s target from level 6 on.
+level 1 ~190 tasks/s, level 5 (7x7) ~75-100/s, levels 6-9 (9x9, fewer reveals as the level
+rises) ~8-18/s, level 10 (10x10, ten ships) ~0.6/s: every reveal added or removed costs a
+uniqueness proof by search, and the ship-placement search on 10x10 runs to thousands of nodes.
+Below the 50/s target from level 6 on. (8x8 has no level: its search effort barely differs from
+7x7's, so the levels go from 7x7 straight to 9x9 with many reveals.)
 """
 
 from __future__ import annotations
@@ -55,8 +57,8 @@ LEVELS = {
     3: BimaruKnobs(size=6),
     4: BimaruKnobs(size=7, min_reveals=3),
     5: BimaruKnobs(size=7),
-    6: BimaruKnobs(size=8),
-    7: BimaruKnobs(size=8, allow_easy=False),
+    6: BimaruKnobs(size=9, min_reveals=10, allow_easy=False),
+    7: BimaruKnobs(size=9, min_reveals=6, allow_easy=False),
     8: BimaruKnobs(size=9, min_reveals=3, allow_easy=False),
     9: BimaruKnobs(size=9, allow_easy=False),
     10: BimaruKnobs(size=10, allow_easy=False),
