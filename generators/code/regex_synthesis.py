@@ -7,11 +7,18 @@ submission must agree with the hidden target on EVERY string over the alphabet o
 most ``max_len`` (an exhaustive check, i.e. language equality up to that length), evaluated
 over the prefix trie so each state set is computed once.
 
-Generation: about 330 tasks/s at level 5 (CPU time, one core).
+Targets: random ASTs at levels 1-2; from level 3 a literal-rich alternation of concatenations
+over {a, b, c} (letters, classes, quantified short groups, alternations of short literals), and a
+target whose language some two-atom regex has (the weak solver's space) is rejected. Small random
+ASTs over {a, b} kept drawing the same few languages (67% duplicates among 2,000 level-3 tasks);
+the structured targets give under 1% at every level >= 3.
+
+Generation: about 300 tasks/s at level 5 (CPU time, one core).
 """
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass
 from typing import Any
@@ -236,6 +243,74 @@ def draw_ast(rng: np.random.Generator, size: int, alphabet: str) -> list[Any]:
     return [tag, draw_ast(rng, left, alphabet), draw_ast(rng, size - left, alphabet)]
 
 
+def _letter(rng: np.random.Generator, alphabet: str) -> list[Any]:
+    return ["chars", alphabet[int(rng.integers(len(alphabet)))]]
+
+
+def _literal(rng: np.random.Generator, alphabet: str, length: int) -> list[Any]:
+    node = _letter(rng, alphabet)
+    for _ in range(length - 1):
+        node = ["cat", node, _letter(rng, alphabet)]
+    return node
+
+
+def _char_class(rng: np.random.Generator, alphabet: str) -> list[Any]:
+    if len(alphabet) > 2 and rng.random() < 0.6:
+        return ["chars", "".join(sorted(rng.choice(list(alphabet), size=2, replace=False).tolist()))]
+    return ["chars", alphabet]
+
+
+def _piece(rng: np.random.Generator, alphabet: str) -> list[Any]:
+    """One concatenation piece; mostly literal letters, so the languages drawn are many and spread."""
+    roll = rng.random()
+    if roll < 0.5:
+        return _letter(rng, alphabet)
+    if roll < 0.58:
+        return _char_class(rng, alphabet)
+    if roll < 0.85:
+        pick = rng.random()
+        if pick < 0.35:
+            inner = _letter(rng, alphabet)
+        elif pick < 0.65:
+            inner = _literal(rng, alphabet, 2)
+        elif pick < 0.8:
+            inner = _char_class(rng, alphabet)
+        else:
+            inner = ["alt", _letter(rng, alphabet), _literal(rng, alphabet, 2)]
+        return [("star", "plus", "opt")[int(rng.choice(3, p=[0.45, 0.25, 0.3]))], inner]
+    left, right = (int(n) for n in rng.integers(1, 3, size=2))
+    return ["alt", _literal(rng, alphabet, left), _literal(rng, alphabet, right)]
+
+
+def draw_structured(rng: np.random.Generator, pieces: int, branches: int, alphabet: str) -> list[Any]:
+    """An alternation of ``branches`` concatenations with ``pieces`` pieces in all."""
+    node: list[Any] | None = None
+    for branch in range(branches):
+        count = pieces // branches + (branch < pieces % branches)
+        part = _piece(rng, alphabet)
+        for _ in range(count - 1):
+            part = ["cat", part, _piece(rng, alphabet)]
+        node = part if node is None else ["alt", node, part]
+    assert node is not None
+    return node
+
+
+def tiny_regexes(alphabet: str) -> list[list[Any]]:
+    """Every regex of at most two atoms (with one optional quantifier): the weak solver's space."""
+    atoms = [["chars", c] for c in alphabet] + [["chars", alphabet]]
+    cands = [[t, a] for a in atoms for t in ("star", "plus", "opt")] + atoms
+    cands += [["cat", a, b] for a in atoms for b in atoms] + [
+        ["cat", a, ["star", b]] for a in atoms for b in atoms
+    ]
+    cands += [["cat", ["star", a], b] for a in atoms for b in atoms]
+    return cands
+
+
+@functools.lru_cache(maxsize=16)
+def tiny_languages(alphabet: str, max_len: int) -> frozenset[frozenset[str]]:
+    return frozenset(frozenset(language(c, alphabet, max_len)) for c in tiny_regexes(alphabet))
+
+
 def count_nodes(node: list[Any]) -> int:
     return 1 + sum(count_nodes(c) for c in node[1:] if isinstance(c, list))
 
@@ -246,22 +321,36 @@ def count_nodes(node: list[Any]) -> int:
 @dataclass(frozen=True)
 class RegexSynthesisKnobs(Knobs):
     alphabet: str = knob("ab", choices=("ab", "abc"), help="letters of the strings")
-    size: int = knob(3, low=1, high=20, help="AST nodes of the hidden target regex")
+    size: int = knob(3, low=1, high=20, help="AST nodes of a random target regex (when pieces is 0)")
+    pieces: int = knob(
+        0,
+        low=0,
+        high=16,
+        help="if > 0: the target is a literal-rich alternation of concatenations with this many pieces "
+        "in all, and targets whose language a two-atom regex has are rejected",
+    )
+    branches: int = knob(1, low=1, high=4, help="alternatives of the structured target (pieces > 0)")
     max_len: int = knob(5, low=3, high=8, help="graded on every string up to this length")
     examples: int = knob(8, low=4, high=40, help="positive plus negative examples shown")
+
+    def validate(self) -> None:
+        super().validate()
+        if self.pieces and self.branches > self.pieces:
+            raise ValueError("branches must not exceed pieces")
 
 
 LEVELS = {
     1: RegexSynthesisKnobs(alphabet="ab", size=3, max_len=5, examples=12),
     2: RegexSynthesisKnobs(alphabet="ab", size=4, max_len=5, examples=12),
-    3: RegexSynthesisKnobs(alphabet="ab", size=5, max_len=6, examples=14),
-    4: RegexSynthesisKnobs(alphabet="ab", size=6, max_len=6, examples=14),
-    5: RegexSynthesisKnobs(alphabet="abc", size=6, max_len=5, examples=16),
-    6: RegexSynthesisKnobs(alphabet="abc", size=7, max_len=5, examples=16),
-    7: RegexSynthesisKnobs(alphabet="abc", size=8, max_len=6, examples=18),
-    8: RegexSynthesisKnobs(alphabet="abc", size=9, max_len=6, examples=18),
-    9: RegexSynthesisKnobs(alphabet="abc", size=10, max_len=6, examples=20),
-    10: RegexSynthesisKnobs(alphabet="abc", size=12, max_len=6, examples=20),
+    # from level 3 on, structured targets: small random ASTs keep hitting the same few languages
+    3: RegexSynthesisKnobs(alphabet="abc", pieces=5, branches=2, max_len=6, examples=14),
+    4: RegexSynthesisKnobs(alphabet="abc", pieces=6, branches=2, max_len=6, examples=16),
+    5: RegexSynthesisKnobs(alphabet="abc", pieces=7, branches=2, max_len=6, examples=16),
+    6: RegexSynthesisKnobs(alphabet="abc", pieces=8, branches=2, max_len=6, examples=18),
+    7: RegexSynthesisKnobs(alphabet="abc", pieces=9, branches=3, max_len=6, examples=18),
+    8: RegexSynthesisKnobs(alphabet="abc", pieces=10, branches=3, max_len=6, examples=20),
+    9: RegexSynthesisKnobs(alphabet="abc", pieces=11, branches=3, max_len=6, examples=20),
+    10: RegexSynthesisKnobs(alphabet="abc", pieces=12, branches=3, max_len=6, examples=20),
 }
 
 PROMPT = """Find a regular expression over the letters {{{letters}}} that matches (as a whole string) \
@@ -286,6 +375,7 @@ and ? (no anchors, no escapes, no {{m,n}}). For example <answer>(ab|b)*a?</answe
     levels=LEVELS,
     description="Write a regex from positive/negative examples; graded on every string up to a length (own NFA matcher).",
     verifier_kind="language equality up to max_len (own Thompson NFA)",
+    version=2,
 )
 class RegexSynthesis(Family):
     def generate(self, knobs: RegexSynthesisKnobs, rng: np.random.Generator) -> TaskDraft:
@@ -293,7 +383,16 @@ class RegexSynthesis(Family):
         universe = [
             "".join(p) for n in range(knobs.max_len + 1) for p in itertools.product(alphabet, repeat=n)
         ]
+        tiny = tiny_languages(alphabet, knobs.max_len) if knobs.pieces else frozenset()
         for _ in range(1000):
+            if knobs.pieces:
+                ast = draw_structured(rng, knobs.pieces, knobs.branches, alphabet)
+                lang = language(ast, alphabet, knobs.max_len)
+                # enough positives to show; a degenerate (two-atom) language is rejected
+                fits = knobs.examples // 2 + 1 <= len(lang) <= 0.7 * len(universe)
+                if fits and frozenset(lang) not in tiny:
+                    break
+                continue
             ast = draw_ast(rng, knobs.size, alphabet)
             lang = language(ast, alphabet, knobs.max_len)
             share = len(lang) / len(universe)
@@ -361,12 +460,7 @@ class RegexSynthesis(Family):
         # try every regex of at most 2 nodes consistent with the shown examples
         meta = task.metadata
         alphabet = meta["alphabet"]
-        atoms = [["chars", c] for c in alphabet] + [["chars", alphabet]]
-        cands = [[t, a] for a in atoms for t in ("star", "plus", "opt")] + atoms
-        cands += [["cat", a, b] for a in atoms for b in atoms] + [
-            ["cat", a, ["star", b]] for a in atoms for b in atoms
-        ]
-        cands += [["cat", ["star", a], b] for a in atoms for b in atoms]
+        cands = tiny_regexes(alphabet)
         for tries, cand in enumerate(cands, start=1):
             nfa = Nfa(cand)
             if all(nfa.matches(s) for s in meta["positives"]) and not any(

@@ -80,3 +80,14 @@ def test_weak_solver_gets_worse_with_level() -> None:
             sum(r is not None and palaestra.verify(t, r).correct for t, r in zip(tasks, runs, strict=True))
         )
     assert rates[0] > rates[1] and rates[0] > rates[2]
+
+
+def test_structured_levels_reject_two_atom_languages_and_spread() -> None:
+    from palaestra.generators.code.regex_synthesis import language, tiny_regexes
+
+    tasks = [palaestra.make_task("regex_synthesis", seed=s, level=3) for s in range(300)]
+    meta = tasks[0].metadata
+    tiny = {frozenset(language(c, meta["alphabet"], meta["max_len"])) for c in tiny_regexes(meta["alphabet"])}
+    assert not any(frozenset(t.metadata["language"]) in tiny for t in tasks)
+    # small random regexes kept drawing the same few languages; these must be (nearly) all distinct
+    assert len({t.metadata["canonical_hash"] for t in tasks}) >= 297
