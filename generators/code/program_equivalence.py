@@ -52,7 +52,8 @@ class ProgramEquivalenceKnobs(Knobs):
 LEVELS = {
     1: ProgramEquivalenceKnobs(rare_bits=0, width=4, variables=1, size=1, rewrites=1),
     2: ProgramEquivalenceKnobs(rare_bits=0, width=4, variables=2, size=2, rewrites=1),
-    3: ProgramEquivalenceKnobs(rare_bits=1, width=8, variables=2, size=2, rewrites=2),
+    # size 3 at level 3: size-2 programs over two 8-bit inputs repeated (1.7% duplicates in 2,000)
+    3: ProgramEquivalenceKnobs(rare_bits=1, width=8, variables=2, size=3, rewrites=2),
     4: ProgramEquivalenceKnobs(rare_bits=2, width=8, variables=2, size=3, rewrites=2),
     5: ProgramEquivalenceKnobs(rare_bits=3, width=8, variables=2, size=3, rewrites=3),
     6: ProgramEquivalenceKnobs(rare_bits=4, width=16, variables=2, size=4, rewrites=3),
@@ -340,6 +341,7 @@ def _fmt(env: dict[str, int]) -> str:
     levels=LEVELS,
     description="Decide whether two bitvector programs are equivalent (z3) or give a counterexample (run both).",
     verifier_kind="z3 truth + counterexample evaluation",
+    version=2,
 )
 class ProgramEquivalence(Family):
     def generate(self, knobs: ProgramEquivalenceKnobs, rng: np.random.Generator) -> TaskDraft:
