@@ -26,6 +26,7 @@ from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
 
 MAX_LINES = 400
+POOL_DRAWS = 16
 MAX_DIGITS = 80
 _LINE = re.compile(
     r"^\s*(?P<p>\d{1,80})\s*:\s*(?:a|g|witness)\s*=\s*(?P<a>\d{1,80})\s*[;,]\s*"
@@ -45,15 +46,18 @@ class PrattKnobs(Knobs):
             raise ValueError("factor_digits must be smaller than digits")
 
 
+# From level 3 on, primes have at least 9 digits and p-1 factors of up to 4 digits: there are
+# only ~1,000 four-digit and ~8,000 five-digit primes, so 2,000 tasks at those sizes repeated
+# (74% and 89% duplicates in v1). p-1 multiplies factors from a pool of 16 drawn primes (6 in v1).
 LEVELS = {
     1: PrattKnobs(digits=2, factor_digits=1),
     2: PrattKnobs(digits=3, factor_digits=1),
-    3: PrattKnobs(digits=4, factor_digits=2),
-    4: PrattKnobs(digits=5, factor_digits=2),
-    5: PrattKnobs(digits=7, factor_digits=3),
-    6: PrattKnobs(digits=9, factor_digits=4),
-    7: PrattKnobs(digits=11, factor_digits=5),
-    8: PrattKnobs(digits=14, factor_digits=6),
+    3: PrattKnobs(digits=9, factor_digits=4),
+    4: PrattKnobs(digits=10, factor_digits=4),
+    5: PrattKnobs(digits=11, factor_digits=5),
+    6: PrattKnobs(digits=12, factor_digits=5),
+    7: PrattKnobs(digits=13, factor_digits=6),
+    8: PrattKnobs(digits=15, factor_digits=6),
     9: PrattKnobs(digits=17, factor_digits=7),
     10: PrattKnobs(digits=20, factor_digits=8),
 }
@@ -94,9 +98,10 @@ def build_prime(rng: np.random.Generator, digits: int, factor_digits: int, tree:
             if sympy.isprime(p) and max(_small_factor(p - 1)) < 10**factor_digits:
                 _record(p, _small_factor(p - 1), tree)
                 return p
-    # a small pool of factor primes, built once; attempts then only multiply from it
+    # a pool of factor primes, built once; attempts then only multiply from it (v2: 16 drawn
+    # primes, not 6: products of 6 repeated too often to give 2,000 distinct p)
     pool = [2, 3, 5, 7, 11, 13]
-    for _ in range(6):
+    for _ in range(POOL_DRAWS):
         d = int(rng.integers(2, factor_digits + 1)) if factor_digits > 1 else 1
         if d > 1:
             pool.append(build_prime(rng, d, max(1, min(d - 1, factor_digits - 1)), tree))
@@ -233,6 +238,7 @@ witness). Example of the format for 7:
 
 @family(
     "pratt_certificate",
+    version=2,  # v2: levels 3-7 use larger primes (fewer than 1% duplicates among 2,000 tasks)
     domain="formal",
     knobs=PrattKnobs,
     levels=LEVELS,
