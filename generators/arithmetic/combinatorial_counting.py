@@ -10,8 +10,9 @@ also enumerates every object by brute force and refuses to emit a task whose two
 disagree. Restrictions are drawn at random, which keeps duplicate tasks rare from level 3 on
 (version 2 widened the committee, binary and boxes restrictions: duplicates among 2,000 tasks
 were 1.5% at level 3).
-Sizes stay small enough for the enumeration (at most 60,000 objects), so levels 8-10 generate
-at ~10-40 tasks/s. The weak solver counts by hand only small cases (<= 300 objects).
+Sizes stay small enough for the enumeration (at most 60,000 objects); that brute-force check is
+what generation costs: level 5 runs at ~15 tasks per CPU-second (benchmarks/results/generation.json),
+under the 50/s house target by design, and levels 8-10 at ~10-40 tasks/s. The weak solver counts by hand only small cases (<= 300 objects).
 """
 
 from __future__ import annotations
