@@ -55,8 +55,10 @@ class HanoiKnobs(Knobs):
 LEVELS = {
     1: HanoiKnobs(disks=3, pegs=3, rule="standard", start="tower"),
     2: HanoiKnobs(disks=4, pegs=3, rule="mixed", start="random", min_length=4, max_length=40),
-    3: HanoiKnobs(disks=5, pegs=3, rule="mixed", start="random", min_length=6, max_length=50),
-    4: HanoiKnobs(disks=6, pegs=3, rule="mixed", start="random", min_length=8, max_length=50),
+    3: HanoiKnobs(
+        disks=6, pegs=3, rule="mixed", start="random", min_length=6, max_length=60
+    ),  # v2: 5 disks: 2.1% dup
+    4: HanoiKnobs(disks=6, pegs=3, rule="mixed", start="random", min_length=14, max_length=60),
     5: HanoiKnobs(disks=7, pegs=3, rule="mixed", start="random", min_length=30, max_length=120),
     6: HanoiKnobs(disks=5, pegs=5, rule="mixed", start="random", min_length=20, max_length=100),
     7: HanoiKnobs(disks=6, pegs=4, rule="mixed", start="random", min_length=50, max_length=120),
@@ -197,6 +199,7 @@ def _format(plan: list[tuple[int, int]] | list[list[int]]) -> str:
 
 @family(
     "tower_of_hanoi",
+    version=2,  # v2: level 3 has 6 disks (5 disks repeated 2.1% of 2,000 tasks)
     domain="puzzles",
     knobs=HanoiKnobs,
     levels=LEVELS,
