@@ -1007,7 +1007,7 @@ class EquationalKnobs(Knobs):
 LEVELS = {
     1: EquationalKnobs(term_size=3, variables=2, steps=1, min_steps=1, growth=3),
     2: EquationalKnobs(term_size=3, variables=2, steps=2, min_steps=2, growth=4),
-    3: EquationalKnobs(term_size=3, variables=3, steps=3, min_steps=3, growth=4),
+    3: EquationalKnobs(term_size=4, variables=3, steps=3, min_steps=3, growth=5),  # v2: size 3 repeated 3.2%
     4: EquationalKnobs(term_size=4, variables=3, steps=4, min_steps=4, growth=5),
     5: EquationalKnobs(term_size=4, variables=3, steps=4, min_steps=4, growth=5, lemmas=1),
     6: EquationalKnobs(term_size=5, variables=3, steps=5, min_steps=5, growth=6, lemmas=1),
@@ -1042,6 +1042,7 @@ different equation:
 
 @family(
     "equational_proof",
+    version=2,  # v2: level 3 starts from 4-symbol terms (fewer than 1% duplicates among 2,000 tasks)
     domain="formal",
     knobs=EquationalKnobs,
     levels=LEVELS,
