@@ -24,11 +24,12 @@ import os
 import platform
 import resource
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
+
+from _seeds import run_seed_processes  # benchmarks/ is on sys.path when run as a script
 
 os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -220,22 +221,8 @@ def main() -> int:
         (out / f"seed{s}.json").unlink(missing_ok=True)
     argv = [a for a in sys.argv[1:]]
     start = time.perf_counter()
-    pending, running = list(args.seeds), []
-    while pending or running:
-        while pending and len(running) < args.jobs:
-            seed = pending.pop(0)
-            running.append(subprocess.Popen([sys.executable, __file__, *argv, "--one", str(seed)]))
-        time.sleep(1)
-        for proc in list(running):
-            if proc.poll() is not None:
-                running.remove(proc)
-                if proc.returncode != 0:
-                    print(f"a seed failed with exit status {proc.returncode}", file=sys.stderr)
-    runs = [
-        json.loads((out / f"seed{s}.json").read_text())
-        for s in args.seeds
-        if (out / f"seed{s}.json").exists()
-    ]
+    commands = {seed: [sys.executable, __file__, *argv, "--one", str(seed)] for seed in args.seeds}
+    runs = run_seed_processes(commands, args.jobs, out)
     if not runs:
         return 1
     report = {

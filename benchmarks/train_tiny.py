@@ -21,10 +21,11 @@ import os
 import platform
 import shutil
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+from _seeds import run_seed_processes  # benchmarks/ is on sys.path when run as a script
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results" / "train_tiny.json"
@@ -69,26 +70,12 @@ def main() -> int:
 
     out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
-    pending = list(args.seeds)
-    running: list[subprocess.Popen] = []
-    while pending or running:
-        while pending and len(running) < args.jobs:
-            seed = pending.pop(0)
-            cmd = [sys.executable, __file__, "--one", str(seed), "--out", str(out)]
-            for s in args.set:
-                cmd += ["--set", s]
-            running.append(subprocess.Popen(cmd))
-        time.sleep(2)
-        for proc in list(running):
-            if proc.poll() is not None:
-                running.remove(proc)
-                if proc.returncode != 0:
-                    print(f"a seed failed with exit status {proc.returncode}", file=sys.stderr)
-    rows = [
-        json.loads((out / f"seed{s}.json").read_text())
-        for s in args.seeds
-        if (out / f"seed{s}.json").exists()
-    ]
+    commands = {}
+    for seed in args.seeds:
+        commands[seed] = [sys.executable, __file__, "--one", str(seed), "--out", str(out)]
+        for s in args.set:
+            commands[seed] += ["--set", s]
+    rows = run_seed_processes(commands, args.jobs, out)
     gains = [r["gain_points"] for r in rows]
     result = {
         "benchmark": "train_tiny",
