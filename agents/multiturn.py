@@ -93,8 +93,9 @@ class MultiTurnRollout:
             live = []
             for i, (g, task) in enumerate(plays):
                 observation, _ = pool.reset([i], options={"task": task})[i]
-                messages = [*self.chat.messages(observation)]
-                live.append(_Live(g, task, self._render(messages, generation_prompt=True), messages))
+                live.append(
+                    _Live(g, task, self.chat.prompt_ids(observation), self.chat.messages(observation))
+                )
             for turn in range(self.max_turns):
                 active = [i for i, ep in enumerate(live) if not ep.done]
                 if not active:
@@ -172,10 +173,6 @@ class MultiTurnRollout:
         return self.chat.tokenizer.apply_chat_template(
             messages, add_generation_prompt=generation_prompt, tokenize=False
         )
-
-    def _render(self, messages: list[dict[str, str]], generation_prompt: bool = False) -> list[int]:
-        text = self._render_text(messages, generation_prompt)
-        return list(self.chat.tokenizer(text, add_special_tokens=False)["input_ids"])
 
     @staticmethod
     def _turn_sampling(sampling: Sampling, turn: int) -> Sampling:

@@ -24,7 +24,13 @@ from typing import Any
 
 import numpy as np
 
-from palaestra.agents.backends import Backend, DataParallelBackend, Sampling, TransformersBackend
+from palaestra.agents.backends import (
+    Backend,
+    DataParallelBackend,
+    Sampling,
+    TransformersBackend,
+    _cuda_available,
+)
 from palaestra.agents.config import TrainConfig
 from palaestra.agents.curriculum import Curriculum
 from palaestra.agents.evaluate import evaluate
@@ -70,7 +76,7 @@ def make_backend(config: TrainConfig, path: Path, policy: Any, pad_token_id: int
             path,
             config.num_engines,
             engine_kwargs=_vllm_engine_kwargs(config),
-            use_gpu=_cuda(),
+            use_gpu=_cuda_available(),
             cpus_per_engine=config.ray_cpus_per_engine,
             seed=config.seed,
         )
@@ -86,7 +92,7 @@ def _vllm_engine(config: TrainConfig, path: Path, index: int) -> Backend:
 
 def _vllm_engine_kwargs(config: TrainConfig) -> dict[str, Any]:
     """Engine settings from the config (everything but the model path and the seed)."""
-    gpu = _cuda()
+    gpu = _cuda_available()
     return dict(
         max_model_len=config.max_model_len,
         dtype="bfloat16" if gpu and config.bf16 else "float32",
@@ -94,12 +100,6 @@ def _vllm_engine_kwargs(config: TrainConfig) -> dict[str, Any]:
         gpu_memory_utilization=config.vllm_gpu_memory_utilization if gpu else None,
         enable_sleep_mode=config.sleep_mode and gpu,
     )
-
-
-def _cuda() -> bool:
-    import torch
-
-    return torch.cuda.is_available()
 
 
 def make_rollout(config: TrainConfig, chat: ChatFormat) -> Rollout:
