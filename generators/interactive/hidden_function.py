@@ -21,7 +21,7 @@ import numpy as np
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.registry import Episode, Family, SolverRun, TaskDraft, Turn, family
 from palaestra.verifiers.extract import extract_answer
-from palaestra.verifiers.logic import evaluate, verify_equivalent_formula
+from palaestra.verifiers.logic import evaluate, parse_formula, verify_equivalent_formula
 from palaestra.verifiers.math import MathPolicy, math_equal
 
 VARIABLES = "abcde"
@@ -142,8 +142,9 @@ def _random_dnf(inputs: int, terms: int, width: int, rng: np.random.Generator) -
 
 def truth_table(formula: str, inputs: int) -> list[int]:
     names = VARIABLES[:inputs]
+    parsed = parse_formula(formula)  # once, not once per row
     return [
-        int(evaluate(formula, dict(zip(names, bits, strict=True))))
+        int(evaluate(parsed, dict(zip(names, bits, strict=True))))
         for bits in itertools.product([False, True], repeat=inputs)
     ]
 
