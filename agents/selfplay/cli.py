@@ -23,6 +23,9 @@ from .loop import SelfPlay, SelfPlayConfig
 from .rewards import FORMS, MIN_PROBES
 
 WARM_START_REPLAY = 16  # catalog examples in each arith warm-start batch (next to 16 DSL examples)
+# Share of one-operation tasks (`a + b`, `a - b` over digits) in the arith warm start: on harder random
+# programs alone the tiny solver failed nearly every probe, so learnability (and the gradient) was 0.
+WARM_START_EASY = 0.5
 
 # The value of each self-play flag that neither the command line nor the preset sets.
 SELFPLAY_DEFAULTS: dict[str, Any] = {
@@ -176,6 +179,7 @@ def run_selfplay(
                     replay_families=config.family_list(),  # keep the catalog SFT's skills
                     replay_levels=config.sft_level_list(),
                     replay=WARM_START_REPLAY,
+                    easy_fraction=WARM_START_EASY,
                 )
                 row = {"kind": "selfplay_warm_start", "loss": losses[-1], "loss_first": losses[0]}
                 write_jsonl(out / "metrics.jsonl", {**row, "seconds": time.perf_counter() - t0})

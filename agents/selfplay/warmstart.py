@@ -31,8 +31,17 @@ def random_expression(rng: np.random.Generator, depth: int = 2) -> str:
     return f"({text})" if rng.random() < 0.5 else text
 
 
-def random_program(rng: np.random.Generator, max_depth: int = 3) -> str:
-    """A random ``eval`` or linear ``solve`` program."""
+def one_operation(rng: np.random.Generator) -> str:
+    """``a + b`` or ``a - b`` over single digits: a task a fresh solver can learn to answer."""
+    a, b = (int(rng.integers(0, 10)) for _ in range(2))
+    return f"{a}{'+-'[int(rng.integers(2))]}{b}"
+
+
+def random_program(rng: np.random.Generator, max_depth: int = 3, easy_fraction: float = 0.0) -> str:
+    """A random ``eval`` or linear ``solve`` program; with probability ``easy_fraction`` a
+    :func:`one_operation` task."""
+    if rng.random() < easy_fraction:
+        return one_operation(rng)
     depth = int(rng.integers(1, max_depth + 1))
     if rng.random() < 0.3:
         a, b, c = (int(rng.integers(1, 10)) for _ in range(3))
@@ -40,22 +49,26 @@ def random_program(rng: np.random.Generator, max_depth: int = 3) -> str:
     return random_expression(rng, depth)
 
 
-def random_tasks(language: ArithLanguage, n: int, rng: np.random.Generator) -> list[SelfPlayTask]:
+def random_tasks(
+    language: ArithLanguage, n: int, rng: np.random.Generator, easy_fraction: float = 0.0
+) -> list[SelfPlayTask]:
     """``n`` valid tasks built from random programs (invalid draws are skipped)."""
     out: list[SelfPlayTask] = []
     while len(out) < n:
         try:
-            out.append(language.build("arith", f"<task>{random_program(rng)}</task>"))
+            program = random_program(rng, easy_fraction=easy_fraction)
+            out.append(language.build("arith", f"<task>{program}</task>"))
         except (ArithError, ValueError):
             continue
     return out
 
 
 def warm_start_pairs(
-    language: ArithLanguage, n: int, rng: np.random.Generator, references: int = 0
+    language: ArithLanguage, n: int, rng: np.random.Generator, references: int = 0, easy_fraction: float = 0.0
 ) -> list[tuple[str, str]]:
-    """``n`` (prompt, response) text pairs, alternating proposer and solver examples."""
-    tasks = random_tasks(language, n + references, rng)
+    """``n`` (prompt, response) text pairs, alternating proposer and solver examples;
+    ``easy_fraction`` of the tasks are :func:`one_operation` tasks."""
+    tasks = random_tasks(language, n + references, rng, easy_fraction)
     pairs = []
     for k, task in enumerate(tasks[:n]):
         if k % 2 == 0:
@@ -78,6 +91,7 @@ def proposer_warm_start(
     replay_families: Sequence[str] = (),
     replay_levels: Sequence[int] = (1,),
     replay: int = 0,
+    easy_fraction: float = 0.0,
 ) -> list[float]:
     """SFT ``trainer.policy`` on :func:`warm_start_pairs` (needs torch); returns the losses.
 
@@ -86,7 +100,9 @@ def proposer_warm_start(
     ``replay`` catalog examples per batch (reference answers of ``replay_families`` at
     ``replay_levels``, as in the catalog SFT) keep what that SFT taught: without them the tiny
     model forgot the catalog answer format (held-out format rate 1.0 -> 0.05). The learning rate
-    warms up over the first 10% of the steps, then decays along a cosine to 0."""
+    warms up over the first 10% of the steps, then decays along a cosine to 0. ``easy_fraction``
+    of the tasks are one-operation ones (:func:`one_operation`), so the solver's pass rate on the
+    proposer's first tasks can start above zero."""
     import torch
 
     from palaestra.agents.sft import sft_examples
@@ -107,7 +123,7 @@ def proposer_warm_start(
     for step in range(steps):
         rng = np.random.default_rng([seed, WARM_START_STREAM, step])
         shown = int(rng.integers(0, references + 1))
-        pairs = warm_start_pairs(language, batch_size, rng, references=shown)
+        pairs = warm_start_pairs(language, batch_size, rng, references=shown, easy_fraction=easy_fraction)
         batch = [(chat.prompt_ids(p), chat.response_ids(r)) for p, r in pairs]
         if replay and replay_families:
             batch += sft_examples(chat, list(replay_families), list(replay_levels), replay, rng)

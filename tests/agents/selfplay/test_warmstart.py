@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from palaestra.agents.selfplay import ArithLanguage, Gate
@@ -26,3 +28,15 @@ def test_random_tasks_are_deterministic_and_varied() -> None:
     again = random_tasks(ArithLanguage(), 30, np.random.default_rng(1))
     assert first == again
     assert len({t.canonical for t in first}) >= 20
+
+
+def test_easy_fraction_mixes_in_one_operation_tasks() -> None:
+    lang = ArithLanguage()
+    easy = random_tasks(lang, 200, np.random.default_rng(2), easy_fraction=0.5)
+    one_op = [t for t in easy if re.fullmatch(r"\d[+-]\d", t.source)]
+    assert 70 <= len(one_op) <= 130  # about half of 200 draws (binomial sd ~7)
+    for task in one_op:  # the answer is the exact one
+        a, op, b = task.source
+        assert task.payload["answer"] == str(int(a) + int(b) if op == "+" else int(a) - int(b))
+    plain = random_tasks(lang, 200, np.random.default_rng(2))
+    assert sum(bool(re.fullmatch(r"\d[+-]\d", t.source)) for t in plain) < len(one_op) / 2
