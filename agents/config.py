@@ -93,6 +93,11 @@ class TrainConfig:
         "mean", "advantage baseline: group mean, or rloo (leave-one-out mean)", ("mean", "rloo")
     )
     drop_zero_variance: bool = opt(True, "drop groups whose rewards are all equal (no learning signal)")
+    negative_advantage_scale: float = opt(
+        1.0,
+        "multiplies negative advantages: 1 is plain GRPO, 0 trains on the better-than-average "
+        "completions only (rejection-sampling style)",
+    )
     kl_coef: float = opt(0.0, "KL penalty to the initial (reference) policy, k3 estimator (0: no reference)")
     entropy_coef: float = opt(0.0, "entropy bonus coefficient")
     tis_cap: float = opt(
@@ -155,6 +160,8 @@ class TrainConfig:
             raise ValueError("config levels must satisfy 1 <= start_level <= max_level <= 10")
         if self.clip_low < 0 or self.clip_high < 0 or self.clip_low >= 1:
             raise ValueError("config clip_low must be in [0, 1) and clip_high >= 0")
+        if not 0 <= self.negative_advantage_scale <= 1:
+            raise ValueError("config negative_advantage_scale must be in [0, 1]")
         if self.temperature <= 0:
             raise ValueError("config temperature must be > 0 for RL rollouts (GRPO needs diverse groups)")
         if not self.family_list():

@@ -233,7 +233,8 @@ class GRPOTrainer:
                 dropped += 1
                 continue
             kept.extend(members)
-            advantages.extend(float(a) for a in adv)
+            # the curriculum above scores the group's signal before negatives are scaled down
+            advantages.extend(float(a) for a in np.where(adv < 0, adv * cfg.negative_advantage_scale, adv))
         return (
             kept,
             advantages,

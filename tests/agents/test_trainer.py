@@ -94,6 +94,20 @@ def test_update_raises_logprob_of_rewarded_completion(tmp_path, tiny_path, aggre
     assert math.isfinite(metrics["train/loss"]) and metrics["train/grad_norm"] > 0
 
 
+def test_negative_advantage_scale_shrinks_only_negative_advantages(tmp_path, tiny_path):
+    from palaestra.agents.trainer import GRPOTrainer
+
+    plain = group_advantages(np.array([1.0, 0.0, 0.0, 0.0]))
+    for scale in (0.0, 0.5):
+        trainer = GRPOTrainer(_config(tmp_path, negative_advantage_scale=scale))
+        episodes = _rewarded_batch(trainer)
+        kept, advantages, _ = trainer._advantages(episodes)
+        assert kept == episodes
+        assert np.allclose(advantages, [plain[0], *(scale * plain[1:])])
+    with pytest.raises(ValueError, match="negative_advantage_scale"):
+        _config(tmp_path, negative_advantage_scale=1.5)
+
+
 def test_gradient_accumulation_is_exact(tmp_path, tiny_path):
     """Micro-batches of 1 and one batch of 4 give the same gradient (global denominators)."""
     import torch
