@@ -10,6 +10,7 @@ families can be measured in separate runs.
     python benchmarks/duplicates.py                          # every family, levels 3..10
     python benchmarks/duplicates.py --families sudoku --levels 3 4
     python benchmarks/duplicates.py --max-minutes 2          # skip family levels estimated slower
+    python benchmarks/duplicates.py --missing-only --jobs 16 # the levels not measured yet, 16 at once
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import argparse
 import json
 import os
 import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any
 
@@ -68,34 +70,52 @@ def main() -> None:
         default=None,
         help="skip a level whose estimated generation time is longer",
     )
+    parser.add_argument(
+        "--missing-only", action="store_true", help="measure only levels with no current record"
+    )
+    parser.add_argument("--jobs", type=int, default=1, help="family levels measured in parallel processes")
     parser.add_argument("--out", type=Path, default=RESULTS, help="JSON file to merge the results into")
     args = parser.parse_args()
 
-    names = args.families or palaestra.families()
     results = load(args.out)
-    for name in names:
-        spec = get(name)
-        record = results["families"].get(name, {})
-        if record.get("family_version") != spec.version:
-            record = {"family_version": spec.version, "levels": {}}
-        for level in args.levels:
-            if args.max_minutes is not None:
-                minutes = estimated_minutes(name, level, args.tasks)
-                if minutes > args.max_minutes:
-                    print(f"{name:<26} level {level:>2}: skipped (about {minutes:.1f} min)", flush=True)
-                    continue
-            row = measure_level(name, level, args.tasks)
-            row["knobs"] = spec.levels[level].to_dict()
-            record["levels"][str(level)] = row
+    todo = planned_levels(args.families or palaestra.families(), args, results)
+    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        futures = {pool.submit(measure_level, name, level, args.tasks): (name, level) for name, level in todo}
+        for future in as_completed(futures):
+            name, level = futures[future]
+            row = future.result()
+            row["knobs"] = get(name).levels[level].to_dict()
+            results["families"][name]["levels"][str(level)] = row
             print(
                 f"{name:<26} level {level:>2}: {row['duplicate_rate']:.4f} duplicates "
                 f"({row['distinct']}/{row['tasks']} distinct, {row['seconds']} s)",
                 flush=True,
             )
-        results["families"][name] = record
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")  # after each family
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            args.out.write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")  # after each level
     print(f"wrote {os.path.relpath(args.out)}")
+
+
+def planned_levels(names: list[str], args: argparse.Namespace, results: dict[str, Any]) -> list[tuple[str, int]]:
+    """The (family, level) pairs to measure; a family whose version changed starts a fresh record."""
+    todo = []
+    for name in names:
+        spec = get(name)
+        record = results["families"].get(name, {})
+        if record.get("family_version") != spec.version:
+            record = {"family_version": spec.version, "levels": {}}
+        results["families"][name] = record
+        for level in args.levels:
+            current = record["levels"].get(str(level), {}).get("knobs") == spec.levels[level].to_dict()
+            if args.missing_only and current:
+                continue
+            if args.max_minutes is not None:
+                minutes = estimated_minutes(name, level, args.tasks)
+                if minutes > args.max_minutes:
+                    print(f"{name:<26} level {level:>2}: skipped (about {minutes:.1f} min)", flush=True)
+                    continue
+            todo.append((name, level))
+    return todo
 
 
 if __name__ == "__main__":
