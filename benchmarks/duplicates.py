@@ -51,6 +51,18 @@ def estimated_minutes(family: str, level: int, count: int) -> float:
     return (time.perf_counter() - started) / PROBE * count / 60
 
 
+def current_rows(record: dict[str, Any], spec: Any) -> dict[int, dict[str, Any]]:
+    """The rows of a family's stored ``record`` that still describe ``spec``: same family version
+    and, per level, the same knobs (a changed level must be measured again)."""
+    if record.get("family_version") != spec.version:
+        return {}
+    return {
+        level: row
+        for level, row in ((int(k), v) for k, v in record["levels"].items())
+        if row["knobs"] == spec.levels[level].to_dict()
+    }
+
+
 def load(path: Path) -> dict[str, Any]:
     return json.loads(path.read_text()) if path.exists() else {"tasks_per_level": TASKS, "families": {}}
 
@@ -96,7 +108,9 @@ def main() -> None:
     print(f"wrote {os.path.relpath(args.out)}")
 
 
-def planned_levels(names: list[str], args: argparse.Namespace, results: dict[str, Any]) -> list[tuple[str, int]]:
+def planned_levels(
+    names: list[str], args: argparse.Namespace, results: dict[str, Any]
+) -> list[tuple[str, int]]:
     """The (family, level) pairs to measure; a family whose version changed starts a fresh record."""
     todo = []
     for name in names:
@@ -105,9 +119,9 @@ def planned_levels(names: list[str], args: argparse.Namespace, results: dict[str
         if record.get("family_version") != spec.version:
             record = {"family_version": spec.version, "levels": {}}
         results["families"][name] = record
+        current = current_rows(record, spec)
         for level in args.levels:
-            current = record["levels"].get(str(level), {}).get("knobs") == spec.levels[level].to_dict()
-            if args.missing_only and current:
+            if args.missing_only and level in current:
                 continue
             if args.max_minutes is not None:
                 minutes = estimated_minutes(name, level, args.tasks)

@@ -24,7 +24,7 @@ LEVELS = range(3, 11)
 STORED = json.loads(RESULTS.read_text())["families"] if RESULTS.exists() else {}
 
 
-def _benchmark():
+def _load_benchmark():
     spec = importlib.util.spec_from_file_location(
         "duplicates_benchmark", ROOT / "benchmarks" / "duplicates.py"
     )
@@ -33,17 +33,12 @@ def _benchmark():
     return module
 
 
+BENCHMARK = _load_benchmark()
+
+
 def _current_rows(family: str) -> dict[int, dict]:
     """The stored rows of ``family`` that still describe its installed version and levels."""
-    spec = palaestra.get(family)
-    record = STORED.get(family, {})
-    if record.get("family_version") != spec.version:
-        return {}
-    return {
-        level: row
-        for level, row in ((int(k), v) for k, v in record["levels"].items())
-        if row["knobs"] == spec.levels[level].to_dict()
-    }
+    return BENCHMARK.current_rows(STORED.get(family, {}), palaestra.get(family))
 
 
 def test_every_family_level_is_measured() -> None:
@@ -76,11 +71,11 @@ def test_live_measurement_matches_the_stored_one() -> None:
     stored = _current_rows("long_arithmetic").get(3)
     if stored is None:
         pytest.skip("long_arithmetic level 3 not measured")
-    live = _benchmark().measure_level("long_arithmetic", 3, TASKS)
+    live = BENCHMARK.measure_level("long_arithmetic", 3, TASKS)
     assert (live["tasks"], live["distinct"]) == (stored["tasks"], stored["distinct"])
 
 
 def test_a_tiny_space_is_caught() -> None:
     # expression level 1 ("a op b", one-digit operands) has 162 distinct tasks: the measure must see it
-    row = _benchmark().measure_level("expression", 1, 400)
+    row = BENCHMARK.measure_level("expression", 1, 400)
     assert row["distinct"] <= 162 and row["duplicate_rate"] > 0.5
