@@ -136,6 +136,75 @@ def test_generated_puzzles_are_unique(seed: int, level: int) -> None:
         assert IMPL.solve_weak(task).response is None
 
 
+def _plain_search(n, fleet, rows, cols, ship, water, limit: int = 2) -> tuple[int, list[int]]:
+    """The exact solver's search without its shortcuts: every line checked at every step, every
+    placement tried. (nodes, solutions) must match the solver's: its pruning only skips
+    placements that would fail this check, so the node counts in task metadata are unchanged."""
+    fleet = sorted(fleet, reverse=True)
+    row_masks, col_masks = B.line_masks(n)
+    lines = list(zip(row_masks, rows, strict=True)) + list(zip(col_masks, cols, strict=True))
+    nodes, found = 0, []
+
+    def feasible(occ: int, blocked: int) -> bool:
+        free = ~(occ | blocked | water)
+        if any(
+            (occ & m).bit_count() > need or (occ & m).bit_count() + (free & m).bit_count() < need
+            for m, need in lines
+        ):
+            return False
+        return not ship & ~occ & ~free
+
+    def rec(k: int, occ: int, blocked: int, last: int) -> bool:
+        nonlocal nodes
+        nodes += 1
+        if k == len(fleet):
+            if all((occ & m).bit_count() == need for m, need in lines) and not ship & ~occ:
+                found.append(occ)
+                return len(found) >= limit
+            return False
+        opts = [(m, h) for m, h in B.ship_placements(n, fleet[k]) if not m & water]
+        start = last + 1 if k and fleet[k - 1] == fleet[k] else 0
+        for i in range(start, len(opts)):
+            mask, halo = opts[i]
+            if mask & (occ | blocked) or not feasible(occ | mask, blocked | (halo & ~mask)):
+                continue
+            if rec(k + 1, occ | mask, blocked | (halo & ~mask), i):
+                return True
+        return False
+
+    if feasible(0, 0):
+        rec(0, 0, 0, -1)
+    else:
+        nodes = 1
+    return nodes, found
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 2**32),
+    n=st.sampled_from([6, 7]),
+    reveal_share=st.floats(0, 0.4),
+    wrong_counts=st.booleans(),
+)
+def test_solver_shortcuts_visit_the_same_nodes(
+    seed: int, n: int, reveal_share: float, wrong_counts: bool
+) -> None:
+    rng = make_rng("bimaru-plain", seed, 0)
+    fleet = B.FLEETS[n]
+    occ = B.random_fleet(n, fleet, rng)
+    if occ is None:
+        return
+    rows = [(occ & m).bit_count() for m in B.line_masks(n)[0]]
+    cols = [(occ & m).bit_count() for m in B.line_masks(n)[1]]
+    if wrong_counts:  # infeasible or different puzzles must agree too
+        rows[int(rng.integers(n))] += 1
+    reveal = [i for i in range(n * n) if rng.random() < reveal_share]
+    ship = sum(1 << i for i in reveal if occ >> i & 1)
+    water = sum(1 << i for i in reveal if not occ >> i & 1)
+    fast = B.solve(n, fleet, rows, cols, ship, water, limit=3)
+    assert (fast.nodes, fast.solutions) == _plain_search(n, fleet, rows, cols, ship, water, limit=3)
+
+
 def test_weak_solver_is_sound() -> None:
     for seed in range(10):
         task = palaestra.make_task("bimaru", seed=seed, level=1)
