@@ -104,6 +104,24 @@ def test_solver_counts_several_solutions() -> None:
             assert B.solve(n, fewer).count == len(_brute_force(n, fewer))
 
 
+class _PlainSolver(B._Solver):
+    """The exact solver without its shortcut: every dirty line is filtered and scanned again."""
+
+    def propagate(self, ones, zeros, cands, distinct, processed=None) -> bool:
+        return super().propagate(ones, zeros, cands, distinct, None)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32), n=st.sampled_from([6, 8, 10]), blank_share=st.floats(0.3, 1.0))
+def test_solver_shortcut_keeps_nodes_work_and_solutions(seed: int, n: int, blank_share: float) -> None:
+    rng = make_rng("binairo-plain", seed, 0)
+    grid = B.solve(n, [-1] * (n * n), limit=1, rng=rng).solutions[0]
+    givens = [-1 if rng.random() < blank_share else v for v in grid]
+    fast = B.solve(n, givens, limit=3)
+    plain = _PlainSolver(n, givens).search(3)
+    assert (fast.nodes, fast.work, fast.solutions) == (plain.nodes, plain.work, plain.solutions)
+
+
 @settings(max_examples=12, deadline=None)
 @given(seed=st.integers(0, 2**32), level=st.sampled_from([1, 2, 3, 4, 5]))
 def test_generated_puzzles_are_unique_and_tiers_hold(seed: int, level: int) -> None:
