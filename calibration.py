@@ -18,14 +18,33 @@ from pathlib import Path
 from typing import Any
 
 from palaestra.core import LEVELS, Task
-from palaestra.registry import SolverRun, families, get, make_task, verify
+from palaestra.registry import FamilySpec, SolverRun, families, get, make_task, verify
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "docs" / "calibration"
+# written by benchmarks/duplicates.py (2,000 tasks per level; too slow for calibrate's N seeds)
+DUPLICATES = Path(__file__).resolve().parent / "benchmarks" / "results" / "duplicates.json"
 
 
 def canonical_key(task: Task) -> str:
     """The family's canonical hash when it declares one (relabelling/rotation aware), else the id."""
     return str(task.metadata.get("canonical_hash", task.id))
+
+
+def stored_duplicates(path: Path = DUPLICATES) -> dict[str, Any]:
+    """The duplicate measurement on file: ``{"families": {name: {"family_version", "levels"}}}``."""
+    return json.loads(path.read_text()) if path.exists() else {"families": {}}
+
+
+def current_duplicate_rows(record: dict[str, Any], spec: FamilySpec) -> dict[int, dict[str, Any]]:
+    """The rows of a family's stored duplicate ``record`` that still describe ``spec``: same
+    family version and, per level, the same knobs (a changed level must be measured again)."""
+    if record.get("family_version") != spec.version:
+        return {}
+    return {
+        level: row
+        for level, row in ((int(k), v) for k, v in record.get("levels", {}).items())
+        if level in spec.levels and row["knobs"] == spec.levels[level].to_dict()
+    }
 
 
 def _solve(task: Task, run: SolverRun) -> bool:

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from palaestra.calibration import current_duplicate_rows, stored_duplicates
 from palaestra.core import LEVELS
 from palaestra.registry import FamilySpec, families, get, make_task
 
@@ -19,6 +20,7 @@ DOCS = Path(__file__).resolve().parent / "docs"
 CATALOG = DOCS / "catalog.md"
 CALIBRATION = DOCS / "calibration"
 EXAMPLE_LEVEL, EXAMPLE_SEED = 3, 0
+DUPLICATE_BOUND_FROM = 3  # the duplicate bound (1% of 2,000 tasks) holds from this level on
 
 
 def _cell(value: Any) -> str:
@@ -38,10 +40,11 @@ def _knob_table(spec: FamilySpec) -> list[str]:
     return lines
 
 
-def _level_table(spec: FamilySpec) -> list[str]:
+def _level_table(spec: FamilySpec, duplicates: dict[int, dict[str, Any]]) -> list[str]:
     names = spec.knobs.names()
     calibration = _calibration_rows(spec.name)
     extra = ["weak solve rate", "mean effort"] if calibration else []
+    extra.append("duplicates")
     lines = [
         "| level | " + " | ".join(f"`{n}`" for n in names + extra) + " |",
         "|---" * (len(names) + len(extra) + 1) + "|",
@@ -55,8 +58,15 @@ def _level_table(spec: FamilySpec) -> list[str]:
                 f"{row.get('weak_solve_rate', float('nan')):.2f}",
                 f"{row.get('effort_mean', float('nan')):.4g}",
             ]
+        cells.append(_duplicates_cell(level, duplicates.get(level)))
         lines.append(f"| {level} | " + " | ".join(cells) + " |")
     return lines
+
+
+def _duplicates_cell(level: int, row: dict[str, Any] | None) -> str:
+    if row is not None:
+        return f"{row['duplicate_rate']:.2%} of {row['tasks']:,}"
+    return "not measured" if level >= DUPLICATE_BOUND_FROM else "-"
 
 
 def _calibration_rows(name: str) -> dict[int, dict[str, Any]]:
@@ -66,8 +76,12 @@ def _calibration_rows(name: str) -> dict[int, dict[str, Any]]:
     return {row["level"]: row for row in json.loads(path.read_text())["rows"]}
 
 
-def render_family(name: str) -> str:
+def render_family(name: str, duplicates: dict[str, Any] | None = None) -> str:
+    """One family's section; ``duplicates`` is the stored duplicate measurement (read if None)."""
     spec = get(name)
+    if duplicates is None:
+        duplicates = stored_duplicates()
+    duplicate_rows = current_duplicate_rows(duplicates["families"].get(name, {}), spec)
     example = make_task(name, seed=EXAMPLE_SEED, level=EXAMPLE_LEVEL)
     fence = "````"
     lines = [
@@ -84,7 +98,7 @@ def render_family(name: str) -> str:
         "",
         "Levels" + (" (with measured calibration):" if _calibration_rows(name) else ":"),
         "",
-        *_level_table(spec),
+        *_level_table(spec, duplicate_rows),
         "",
         f"Example prompt (level {EXAMPLE_LEVEL}, seed {EXAMPLE_SEED}):",
         "",
@@ -106,7 +120,8 @@ def render_catalog() -> str:
         f"{len(names)} families. Every family has 10 calibrated levels, typed knobs and an exact verifier;",
         "calibration files and plots are in [calibration/](calibration/). Duplicate rates among 2,000",
         "tasks per level (canonical hash; the bound is 1% at levels >= 3) are measured by",
-        "`benchmarks/duplicates.py` into `benchmarks/results/duplicates.json`, generation speed by",
+        "`benchmarks/duplicates.py` into `benchmarks/results/duplicates.json` and shown in each",
+        "level table (only figures still current: same family version and level knobs); generation speed by",
         "`benchmarks/generation.py` into `benchmarks/results/generation.json`.",
         "",
         "| family | domain | verifier | description |",
@@ -117,7 +132,8 @@ def render_catalog() -> str:
         header.append(
             f"| [`{name}`](#{name}) | {spec.domain} | {_cell(spec.verifier_kind)} | {_cell(spec.description)} |"
         )
-    return "\n".join(header) + "\n\n" + "\n".join(render_family(n) for n in names)
+    duplicates = stored_duplicates()
+    return "\n".join(header) + "\n\n" + "\n".join(render_family(n, duplicates) for n in names)
 
 
 def run_cli(args: argparse.Namespace) -> int:

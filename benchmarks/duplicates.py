@@ -5,7 +5,8 @@ when it declares one, which is relabelling/rotation aware, else the task id). Fo
 and level, seeds 0..N-1 are generated and ``1 - distinct / N`` is recorded, with the family
 version and the level's knobs so that ``tests/test_duplicates.py`` can tell a stale record from
 a current one. Results merge into ``benchmarks/results/duplicates.json``, so the expensive
-families can be measured in separate runs.
+families can be measured in separate runs; ``palaestra catalog`` then shows them in the level
+tables of ``docs/catalog.md`` (the test suite fails until it is rerun).
 
     python benchmarks/duplicates.py                          # every family, levels 3..10
     python benchmarks/duplicates.py --families sudoku --levels 3 4
@@ -24,10 +25,10 @@ from pathlib import Path
 from typing import Any
 
 import palaestra
-from palaestra.calibration import canonical_key
+from palaestra.calibration import DUPLICATES, canonical_key, current_duplicate_rows
 from palaestra.registry import get
 
-RESULTS = Path(__file__).resolve().parent / "results" / "duplicates.json"
+RESULTS = DUPLICATES
 TASKS = 2000
 PROBE = 10  # tasks timed first to estimate a level's cost
 
@@ -49,18 +50,6 @@ def estimated_minutes(family: str, level: int, count: int) -> float:
     for seed in range(count, count + PROBE):  # seeds outside the measured range: no cache effects
         palaestra.make_task(family, seed=seed, level=level)
     return (time.perf_counter() - started) / PROBE * count / 60
-
-
-def current_rows(record: dict[str, Any], spec: Any) -> dict[int, dict[str, Any]]:
-    """The rows of a family's stored ``record`` that still describe ``spec``: same family version
-    and, per level, the same knobs (a changed level must be measured again)."""
-    if record.get("family_version") != spec.version:
-        return {}
-    return {
-        level: row
-        for level, row in ((int(k), v) for k, v in record["levels"].items())
-        if row["knobs"] == spec.levels[level].to_dict()
-    }
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -119,7 +108,7 @@ def planned_levels(
         if record.get("family_version") != spec.version:
             record = {"family_version": spec.version, "levels": {}}
         results["families"][name] = record
-        current = current_rows(record, spec)
+        current = current_duplicate_rows(record, spec)
         for level in args.levels:
             if args.missing_only and level in current:
                 continue

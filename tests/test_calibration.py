@@ -84,3 +84,20 @@ def test_catalog_is_generated_and_current() -> None:
     for family in palaestra.families():
         assert f"## `{family}`" in text
     assert catalog.CATALOG.read_text() == text, "docs/catalog.md is stale: run `palaestra catalog`"
+
+
+def test_catalog_shows_only_current_duplicate_figures() -> None:
+    spec = palaestra.get("sudoku")
+    row = {"tasks": 2000, "distinct": 1990, "duplicate_rate": 0.005, "seconds": 1.0}
+    levels = {
+        "3": {**row, "knobs": spec.levels[3].to_dict()},
+        "4": {**row, "knobs": {**spec.levels[4].to_dict(), "stale": True}},  # knobs changed since
+    }
+    current = {"families": {"sudoku": {"family_version": spec.version, "levels": levels}}}
+    table = catalog.render_family("sudoku", current).split("Example prompt")[0]
+    level_rows = [line for line in table.splitlines() if line.startswith(("| 2 |", "| 3 |", "| 4 |"))]
+    assert level_rows[0].endswith("| - |")
+    assert level_rows[1].endswith("| 0.50% of 2,000 |")
+    assert level_rows[2].endswith("| not measured |")
+    old_version = {"families": {"sudoku": {"family_version": spec.version - 1, "levels": levels}}}
+    assert "0.50%" not in catalog.render_family("sudoku", old_version)

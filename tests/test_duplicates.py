@@ -9,19 +9,18 @@ re-measured live, so the stored figures and the measuring code cannot drift apar
 from __future__ import annotations
 
 import importlib.util
-import json
 from pathlib import Path
 
 import pytest
 
 import palaestra
+from palaestra.calibration import current_duplicate_rows, stored_duplicates
 
 ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "benchmarks" / "results" / "duplicates.json"
 BOUND = 0.01
 TASKS = 2000
 LEVELS = range(3, 11)
-STORED = json.loads(RESULTS.read_text())["families"] if RESULTS.exists() else {}
+STORED = stored_duplicates()["families"]
 
 
 def _load_benchmark():
@@ -38,7 +37,7 @@ BENCHMARK = _load_benchmark()
 
 def _current_rows(family: str) -> dict[int, dict]:
     """The stored rows of ``family`` that still describe its installed version and levels."""
-    return BENCHMARK.current_rows(STORED.get(family, {}), palaestra.get(family))
+    return current_duplicate_rows(STORED.get(family, {}), palaestra.get(family))
 
 
 def test_every_family_level_is_measured() -> None:
