@@ -10,7 +10,7 @@ prime q, and every q is 2 or has its own valid line. Many certificates are valid
 primitive root works as the witness); all are accepted. Exact solver: recursive
 ``sympy.factorint`` plus the smallest primitive root (effort: modular exponentiations and
 factoring work); weak solver: trial division up to 1000 and witnesses below 20.
-Level 5 generates at several hundred tasks/s.
+Level 5 generates at several hundred tasks/s, level 10 at about 3 tasks/s (one core).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from palaestra.verifiers.extract import extract_answer
 MAX_LINES = 400
 POOL_DRAWS = 16
 MAX_DIGITS = 80
+DRAW_BLOCK = 16  # small-prime candidates drawn per numpy call (about 8 are needed on average)
 _LINE = re.compile(
     r"^\s*(?P<p>\d{1,80})\s*:\s*(?:a|g|witness)\s*=\s*(?P<a>\d{1,80})\s*[;,]\s*"
     r"(?:p|\d{1,80})\s*[-\u2212]\s*1\s*=\s*(?P<factors>[\d\s^*·×.]+?)\s*$"
@@ -88,16 +89,38 @@ def _rand_below(rng: np.random.Generator, low: int, high: int) -> int:
     return low + value % span
 
 
+def _small_prime(rng: np.random.Generator, low: int, high: int, factor_bound: int) -> int:
+    """The first of the candidates ``_rand_below(rng, low, high)`` would draw one at a time that
+    is prime with every factor of p-1 below ``factor_bound``.
+
+    Smooth p-1 is rare (tens of thousands of candidates per level-10 task), so candidates are
+    drawn a block per numpy call; then the generator is rewound and advanced past exactly the
+    candidates used. Each 63-bit word costs one 64-bit draw (no rejection for a power-of-two
+    range), so the stream, and every task, is the same as with one call per candidate
+    (``tests/generators/test_pratt_certificate.py`` checks this)."""
+    span = high - low
+    if span.bit_length() > 64:  # _rand_below would draw more than two words per candidate
+        raise ValueError(f"span {span} too wide for two-word candidates")
+    bits = rng.bit_generator
+    while True:
+        saved = bits.state
+        words = rng.integers(0, 2**63, size=2 * DRAW_BLOCK).tolist()
+        for i in range(DRAW_BLOCK):
+            p = low + ((words[2 * i] << 63) | words[2 * i + 1]) % span
+            if sympy.isprime(p) and max(_small_factor(p - 1)) < factor_bound:
+                bits.state = saved
+                rng.integers(0, 2**63, size=2 * (i + 1))
+                return p
+
+
 def build_prime(rng: np.random.Generator, digits: int, factor_digits: int, tree: Tree) -> int:
     """A random prime with ``digits`` digits whose p-1 has factors of at most ``factor_digits``
     digits; records every factorisation it used in ``tree``."""
     low, high = 10 ** (digits - 1), 10**digits
     if digits <= 4:
-        while True:
-            p = _rand_below(rng, max(3, low), high)
-            if sympy.isprime(p) and max(_small_factor(p - 1)) < 10**factor_digits:
-                _record(p, _small_factor(p - 1), tree)
-                return p
+        p = _small_prime(rng, max(3, low), high, 10**factor_digits)
+        _record(p, _small_factor(p - 1), tree)
+        return p
     # a pool of factor primes, built once; attempts then only multiply from it (v2: 16 drawn
     # primes, not 6: products of 6 repeated too often to give 2,000 distinct p)
     pool = [2, 3, 5, 7, 11, 13]

@@ -7,6 +7,8 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from palaestra.core import make_rng
+from palaestra.generators.formal import pratt_certificate as P
 from palaestra.generators.formal.pratt_certificate import check_certificate, parse_certificate
 from palaestra.registry import get, make_task, verify
 
@@ -94,3 +96,25 @@ def test_pathological_submissions_are_bounded_format_errors() -> None:
         assert not verdict.correct and verdict.error is None
     verdict = verify(task, wrap([f"{p}: a=3; p-1 = 2^9999"]))
     assert not verdict.correct and verdict.error is None
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    seed=st.integers(0, 2**32), digits=st.integers(1, 4), factor_digits=st.integers(1, 3), warm=st.booleans()
+)
+def test_block_drawn_small_primes_match_one_draw_at_a_time(
+    seed: int, digits: int, factor_digits: int, warm: bool
+) -> None:
+    """Same prime and same generator state after it as drawing one candidate per call."""
+    low, high = max(3, 10 ** (digits - 1)), 10**digits
+    one_at_a_time, blocked = make_rng("pratt-draws", seed, 0), make_rng("pratt-draws", seed, 0)
+    if warm:  # a 32-bit draw leaves half a word buffered in the generator: it must survive
+        one_at_a_time.integers(0, 10, dtype=np.int32)
+        blocked.integers(0, 10, dtype=np.int32)
+    while True:
+        expected = P._rand_below(one_at_a_time, low, high)
+        if sympy.isprime(expected) and max(P._small_factor(expected - 1)) < 10**factor_digits:
+            break
+    assert P._small_prime(blocked, low, high, 10**factor_digits) == expected
+    assert blocked.bit_generator.state == one_at_a_time.bit_generator.state
+    assert blocked.random() == one_at_a_time.random()
