@@ -152,13 +152,26 @@ def ida_star(
     rows, cols, manhattan, neighbours = geo.rows, geo.cols, geo.manhattan, geo.neighbours
     board = list(state)
 
+    # a line's conflicts depend only on its tiles: memoised per line, as the same rows and
+    # columns recur all through the search (the values, hence the nodes, are unchanged)
+    row_memo: list[dict[tuple[int, ...], int]] = [{} for _ in range(rows)]
+    col_memo: list[dict[tuple[int, ...], int]] = [{} for _ in range(cols)]
+
     def row_conflict(r: int) -> int:
-        return _line_conflict(
-            [(t - 1) % cols for t in board[r * cols : (r + 1) * cols] if t and (t - 1) // cols == r]
-        )
+        tiles = tuple(board[r * cols : (r + 1) * cols])
+        value = row_memo[r].get(tiles)
+        if value is None:
+            value = _line_conflict([(t - 1) % cols for t in tiles if t and (t - 1) // cols == r])
+            row_memo[r][tiles] = value
+        return value
 
     def col_conflict(c: int) -> int:
-        return _line_conflict([(t - 1) // cols for t in board[c::cols] if t and (t - 1) % cols == c])
+        tiles = tuple(board[c::cols])
+        value = col_memo[c].get(tiles)
+        if value is None:
+            value = _line_conflict([(t - 1) // cols for t in tiles if t and (t - 1) % cols == c])
+            col_memo[c][tiles] = value
+        return value
 
     row_lc = [row_conflict(r) for r in range(rows)]
     col_lc = [col_conflict(c) for c in range(cols)]
