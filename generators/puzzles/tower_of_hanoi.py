@@ -9,7 +9,9 @@ configurations reachable from the start (the state space is small at every level
 optimal move sequence is accepted; the verifier replays it.
 
 Speed (CPU time of one core): level 5 (7 disks, 3 pegs) ~65 tasks/s, level 10 (8 disks, 4 pegs:
-65,536 configurations per BFS) ~2.5/s.
+65,536 configurations per BFS) ~2/s with the other core busy. A drawn instance whose optimum is
+out of the level's range is rejected after a bidirectional search for the length alone; only a
+kept one pays for the full BFS and its plan (2.2x faster at level 10 than a full BFS per draw).
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import numpy as np
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 
-from ._search import bfs, extract_plan_text, grade_length, greedy, tokenize
+from ._search import bfs, bfs_distance, extract_plan_text, grade_length, greedy, tokenize
 
 PEG_NAMES = "ABCDE"
 RULES = ("standard", "adjacent", "cyclic", "random")
@@ -217,9 +219,14 @@ class TowerOfHanoi(Family):
             else:
                 start = tuple(int(x) for x in rng.integers(0, pegs, n))
                 goal = tuple(int(x) for x in rng.integers(0, pegs, n))
-            result = bfs(start, lambda s, g=goal: s == g, lambda s, m=moves: successors(s, m))
-            if result.plan is None or not knobs.min_length <= len(result.plan) <= knobs.max_length:
+            # the optimum's length first (cheap), the plan only for an instance that is kept
+            backward = [[b, a] for a, b in moves]  # undoing a move is the reverse move
+            length = bfs_distance(
+                start, goal, lambda s, m=moves: successors(s, m), lambda s, m=backward: successors(s, m)
+            )
+            if length is None or not knobs.min_length <= length <= knobs.max_length:
                 continue
+            result = bfs(start, lambda s, g=goal: s == g, lambda s, m=moves: successors(s, m))
             plan = [list(m) for m in result.plan]
             return TaskDraft(
                 prompt=PROMPT.format(
