@@ -407,14 +407,19 @@ class Bimaru(Family):
 
     @staticmethod
     def _dig(n, fleet, rows, cols, ship, water, min_reveals, occ, rng):
-        """Drop reveals in random order while the solution stays unique."""
+        """Drop reveals in random order while the solution stays unique.
+
+        The puzzle is unique before each drop, so any second solution after it must differ from
+        ``occ`` at the dropped cell: dropping is safe exactly when no solution has that cell
+        flipped, a far more constrained search than counting solutions up to two."""
         cells = [i for i in range(n * n) if (ship | water) >> i & 1]
         for i in rng.permutation(len(cells)).tolist():
             if (ship | water).bit_count() <= min_reveals:
                 break
             bit = 1 << cells[i]
             s2, w2 = ship & ~bit, water & ~bit
-            if solve(n, fleet, rows, cols, s2, w2).count == 1:
+            flipped_ship, flipped_water = (s2, w2 | bit) if occ & bit else (s2 | bit, w2)
+            if not solve(n, fleet, rows, cols, flipped_ship, flipped_water, limit=1).count:
                 ship, water = s2, w2
         # top up to min_reveals with random true cells (easier levels show more)
         hidden = [i for i in range(n * n) if not (ship | water) >> i & 1]
