@@ -198,3 +198,28 @@ def test_canonical_hash_and_knobs() -> None:
     assert len(hashes) == 30
     with pytest.raises(ValueError, match="allow_easy"):
         palaestra.make_task("binairo", seed=0, tier="basic", allow_easy=False)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 2**32),
+    n=st.sampled_from([6, 8]),
+    group_size=st.integers(1, 8),
+    dug=st.booleans(),
+)
+def test_flip_check_agrees_with_counting_solutions(seed: int, n: int, group_size: int, dug: bool) -> None:
+    # a unique puzzle (the whole grid, or the search tier's own dig), then some givens emptied
+    rng = make_rng("binairo-flip", seed, 0)
+    solution = B.solve(n, [-1] * (n * n), limit=1, rng=rng).solutions[0]
+    givens = list(solution)
+    if dug:
+        givens = B.Binairo._dig(n, givens, B.BinairoKnobs(size=n, tier="search", min_givens=n), rng)
+    assert B.solve(n, givens).count == 1
+    shown = [c for c in range(n * n) if givens[c] >= 0]
+    group = [shown[int(i)] for i in rng.permutation(len(shown))[:group_size]]
+    values = [givens[c] for c in group]
+    for c in group:
+        givens[c] = -1
+    assert B.Binairo._still_unique("search", n, list(givens), group, values) == (
+        B.solve(n, givens).count == 1
+    )
