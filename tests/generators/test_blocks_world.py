@@ -8,7 +8,16 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from palaestra.generators.puzzles.blocks_world import NAMES, canonical_hash, successors, to_supports
+from palaestra.core import make_rng
+from palaestra.generators.puzzles.blocks_world import (
+    NAMES,
+    TABLE,
+    canonical_hash,
+    misplaced,
+    random_state,
+    successors,
+    to_supports,
+)
 from palaestra.registry import get, make_task, verify
 
 FAMILY = get("blocks_world").impl
@@ -161,3 +170,21 @@ def test_weak_solver_falls_off():
         )
 
     assert rate(1) > rate(7)
+
+
+def _misplaced_by_definition(state, goal) -> int:
+    """A block is well placed when on its goal support and that support is well placed."""
+
+    def well(b: int) -> bool:
+        return state[b] == goal[b] and (state[b] == TABLE or well(state[b]))
+
+    return sum(not well(b) for b in range(len(state)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(seed=st.integers(0, 2**32), blocks=st.integers(1, 12))
+def test_misplaced_matches_its_definition(seed, blocks):
+    rng = make_rng("blocks-misplaced", seed, 0)
+    start, goal = random_state(blocks, rng), random_state(blocks, rng)
+    for state in [start, goal] + [s for _, s in successors(start)]:
+        assert misplaced(state, goal) == _misplaced_by_definition(state, goal)
