@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections import deque
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -72,14 +73,26 @@ class Level:
 def flood(level: Level, start: int, boxes: frozenset[int]) -> set[int]:
     """Cells the player reaches from ``start`` without pushing."""
     seen, stack = {start}, [start]
-    floor, w = level.floor, level.width
+    near = _floor_neighbours(level)
     while stack:
         cell = stack.pop()
-        for nxt in (cell - w, cell + w, cell - 1, cell + 1):
-            if nxt in floor and nxt not in boxes and nxt not in seen:
+        for nxt in near[cell] if cell in near else _neighbours_on_floor(level, cell):
+            if nxt not in boxes and nxt not in seen:
                 seen.add(nxt)
                 stack.append(nxt)
     return seen
+
+
+def _neighbours_on_floor(level: Level, cell: int) -> tuple[int, ...]:
+    w = level.width
+    return tuple(nxt for nxt in (cell - w, cell + w, cell - 1, cell + 1) if nxt in level.floor)
+
+
+@lru_cache(maxsize=64)
+def _floor_neighbours(level: Level) -> dict[int, tuple[int, ...]]:
+    """Each floor cell's floor neighbours, up, down, left, right (flood's hot loop, precomputed;
+    the order is kept so sets are filled, and iterated, exactly as before)."""
+    return {cell: _neighbours_on_floor(level, cell) for cell in level.floor}
 
 
 def live_squares(level: Level) -> frozenset[int]:

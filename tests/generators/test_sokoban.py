@@ -8,7 +8,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from palaestra.generators.puzzles.sokoban import canonical_hash, parse_grid
+from palaestra.generators.puzzles.sokoban import canonical_hash, flood, parse_grid
 from palaestra.registry import get, make_task, verify
 
 FAMILY = get("sokoban").impl
@@ -131,3 +131,29 @@ def test_weak_solver_falls_off():
         )
 
     assert rate(1) > rate(6)
+
+
+def _flood_by_definition(level, start, boxes) -> list[int]:
+    """The reachable cells, in the order a plain depth-first fill adds them."""
+    seen, stack, order = {start}, [start], [start]
+    while stack:
+        cell = stack.pop()
+        for nxt in (cell - level.width, cell + level.width, cell - 1, cell + 1):
+            if nxt in level.floor and nxt not in boxes and nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+                order.append(nxt)
+    return order
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**32), level=st.integers(1, 10))
+def test_flood_fills_like_the_plain_definition(seed, level):
+    task = make_task("sokoban", seed=seed, level=level)
+    board, boxes, _ = parse_grid(task.metadata["grid"])
+    for start in sorted(board.floor)[:20]:
+        expected = _flood_by_definition(board, start, boxes)
+        got = flood(board, start, boxes)
+        assert got == set(expected)
+        # same insertions in the same order: the set iterates the same (the search order hangs on it)
+        assert list(got) == list(set(expected))
