@@ -79,19 +79,10 @@ def _small_factor(n: int) -> dict[int, int]:
     return out
 
 
-def _rand_below(rng: np.random.Generator, low: int, high: int) -> int:
-    """Uniform integer in [low, high) for Python ints of any size."""
-    span = high - low
-    words = (span.bit_length() + 63) // 64 + 1
-    value = 0
-    for w in rng.integers(0, 2**63, size=words):
-        value = (value << 63) | int(w)
-    return low + value % span
-
-
 def _small_prime(rng: np.random.Generator, low: int, high: int, factor_bound: int) -> int:
-    """The first of the candidates ``_rand_below(rng, low, high)`` would draw one at a time that
-    is prime with every factor of p-1 below ``factor_bound``.
+    """The first uniform candidate in [low, high) that is prime with every factor of p-1 below
+    ``factor_bound``; a candidate is ``low + ((a << 63) | b) % span`` for two words a, b of
+    ``rng.integers(0, 2**63)``, drawn one candidate at a time (the stream every task rests on).
 
     Smooth p-1 is rare (tens of thousands of candidates per level-10 task), so candidates are
     drawn a block per numpy call; then the generator is rewound and advanced past exactly the
@@ -99,7 +90,7 @@ def _small_prime(rng: np.random.Generator, low: int, high: int, factor_bound: in
     range), so the stream, and every task, is the same as with one call per candidate
     (``tests/generators/test_pratt_certificate.py`` checks this)."""
     span = high - low
-    if span.bit_length() > 64:  # _rand_below would draw more than two words per candidate
+    if span.bit_length() > 64:  # two 63-bit words per candidate would not be uniform enough
         raise ValueError(f"span {span} too wide for two-word candidates")
     bits = rng.bit_generator
     while True:
