@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import palaestra
-from palaestra.calibration import DUPLICATES, canonical_key, current_duplicate_rows
+from palaestra.calibration import DUPLICATES, canonical_key, current_duplicate_rows, stored_duplicates
 from palaestra.registry import get
 
 RESULTS = DUPLICATES
@@ -53,7 +53,9 @@ def estimated_minutes(family: str, level: int, count: int) -> float:
 
 
 def load(path: Path) -> dict[str, Any]:
-    return json.loads(path.read_text()) if path.exists() else {"tasks_per_level": TASKS, "families": {}}
+    results = stored_duplicates(path)
+    results.setdefault("tasks_per_level", TASKS)
+    return results
 
 
 def main() -> None:
