@@ -5,6 +5,10 @@ answers verified per second, on one core (this process). Where reasoning-gym is 
 its closest datasets are timed in the same run (items built per second, answers scored per
 second) and the ratio ours/theirs is reported. Results: ``benchmarks/results/generation.json``.
 
+A run over every family rewrites the file. A run with ``--families`` merges into it: the named
+families' rows and peer comparisons are replaced, every other family's are kept, and the run is
+recorded under ``partial_runs`` (date, machine, families) so that mixed figures stay traceable.
+
     python benchmarks/generation.py                 # every family
     python benchmarks/generation.py --families sudoku expression --seconds 1
 """
@@ -118,6 +122,35 @@ def bench_peer(dataset: str, seconds: float, max_items: int) -> dict[str, float]
     }
 
 
+def machine_facts() -> dict[str, object]:
+    return {
+        "python": platform.python_version(),
+        "cpu": platform.processor() or platform.machine(),
+        "cores_used": 1,
+        "load_average_at_start": round(os.getloadavg()[0], 1),
+    }
+
+
+def merge_into_stored(stored: dict[str, object], fresh: dict[str, object]) -> dict[str, object]:
+    """``stored`` with ``fresh``'s families (rows and peer comparisons) in place of its own.
+
+    Every other family keeps its figures, in the stored order; the fresh run is appended to
+    ``partial_runs``."""
+    measured: dict[str, object] = fresh["families"]  # type: ignore[assignment]
+    fresh_peers: dict[str, object] = fresh["peers"]  # type: ignore[assignment]
+    stored_peers: dict[str, object] = stored.get("peers", {})  # type: ignore[assignment]
+    # a measured family's stored comparisons go: its fresh ones replace them (none if the
+    # peer library is missing from this run)
+    peers = {key: row for key, row in stored_peers.items() if key.split("~", 1)[0] not in measured}
+    run = {key: fresh[key] for key in ("date", "machine", "palaestra_version", "seconds_per_measurement")}
+    return {
+        **stored,
+        "families": {**stored.get("families", {}), **measured},  # type: ignore[dict-item]
+        "peers": {**peers, **fresh_peers},
+        "partial_runs": [*stored.get("partial_runs", []), {**run, "families": sorted(measured)}],  # type: ignore[list-item]
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -128,14 +161,13 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=RESULTS, help="where to write the JSON results")
     args = parser.parse_args()
 
+    unknown = sorted(set(args.families or ()) - set(palaestra.families()))
+    if unknown:
+        parser.error(f"unknown families: {', '.join(unknown)} (see `palaestra list`)")
     names = args.families or palaestra.families()
     results: dict[str, object] = {
-        "machine": {
-            "python": platform.python_version(),
-            "cpu": platform.processor() or platform.machine(),
-            "cores_used": 1,
-            "load_average_at_start": round(os.getloadavg()[0], 1),
-        },
+        "date": time.strftime("%Y-%m-%d", time.gmtime()),
+        "machine": machine_facts(),
         "palaestra_version": palaestra.__version__,
         "seconds_per_measurement": args.seconds,
         "families": {},
@@ -169,6 +201,12 @@ def main() -> None:
                 f"  vs reasoning-gym {dataset}: {peer['tasks_per_s']:.1f} tasks/s, {peer['verifications_per_s']:.1f} "
                 f"verify/s -> ours/theirs {comparison['ratio_tasks_per_s']}x gen, {comparison['ratio_verifications_per_s']}x verify"
             )
+    if args.families and args.out.exists():
+        stored = json.loads(args.out.read_text())
+        results = merge_into_stored(stored, results)
+        dropped = sorted(set(stored.get("peers", {})) - set(results["peers"]))  # type: ignore[arg-type]
+        if dropped:  # their stored "ours" figures would no longer match the rows beside them
+            print(f"  dropped stale peer comparisons (reasoning-gym not installed): {', '.join(dropped)}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2) + "\n")
     print(f"wrote {os.path.relpath(args.out)}")

@@ -1,0 +1,113 @@
+"""`benchmarks/generation.py`: a run over some families merges into the stored figures.
+
+The full run rewrites `benchmarks/results/generation.json` (about 10 CPU-minutes); refreshing one
+family after a change must keep every other family's figures and say which run measured what.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _load_benchmark():
+    spec = importlib.util.spec_from_file_location(
+        "generation_benchmark", ROOT / "benchmarks" / "generation.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+BENCHMARK = _load_benchmark()
+
+
+def _row(rate: float) -> dict[str, float]:
+    return {"tasks_per_s": rate, "tasks_per_cpu_s": rate, "verifications_per_s": rate, "tasks": 1}
+
+
+def _stored() -> dict:
+    return {
+        "date": "2026-01-01",
+        "machine": {"cores_used": 1},
+        "palaestra_version": "0.0.9",
+        "seconds_per_measurement": 2.0,
+        "families": {"zebra": {"level_5": _row(1.0)}, "sokoban": {"level_5": _row(2.0)}},
+        "peers": {
+            "sokoban~sokoban": {"ratio_tasks_per_s": 0.1},
+            "zebra~zebra_puzzles": {"ratio_tasks_per_s": 0.2},
+        },
+    }
+
+
+def _fresh(families: dict, peers: dict) -> dict:
+    return {
+        "date": "2026-11-21",
+        "machine": {"cores_used": 1, "load_average_at_start": 0.0},
+        "palaestra_version": "0.1.0",
+        "seconds_per_measurement": 0.5,
+        "families": families,
+        "peers": peers,
+    }
+
+
+def test_merge_replaces_only_the_measured_families_and_keeps_the_order() -> None:
+    stored = _stored()
+    fresh = _fresh({"sokoban": {"level_5": _row(9.0)}}, {"sokoban~sokoban": {"ratio_tasks_per_s": 0.5}})
+    merged = BENCHMARK.merge_into_stored(stored, fresh)
+    assert list(merged["families"]) == ["zebra", "sokoban"]
+    assert merged["families"]["zebra"] == stored["families"]["zebra"]
+    assert merged["families"]["sokoban"]["level_5"]["tasks_per_s"] == 9.0
+    assert merged["peers"]["zebra~zebra_puzzles"] == {"ratio_tasks_per_s": 0.2}
+    assert merged["peers"]["sokoban~sokoban"] == {"ratio_tasks_per_s": 0.5}
+    # the full run's facts stay; the partial run is recorded beside them
+    assert (merged["date"], merged["palaestra_version"]) == ("2026-01-01", "0.0.9")
+    assert merged["partial_runs"] == [
+        {
+            "date": "2026-11-21",
+            "machine": fresh["machine"],
+            "palaestra_version": "0.1.0",
+            "seconds_per_measurement": 0.5,
+            "families": ["sokoban"],
+        }
+    ]
+
+
+def test_merge_adds_new_families_and_drops_stale_peer_comparisons() -> None:
+    once = BENCHMARK.merge_into_stored(_stored(), _fresh({"bimaru": {"level_5": _row(3.0)}}, {}))
+    # without the peer library the fresh run has no comparison for sokoban: the stored one
+    # embeds the old "ours" figures, so it must go rather than sit beside the new row
+    twice = BENCHMARK.merge_into_stored(once, _fresh({"sokoban": {"level_5": _row(4.0)}}, {}))
+    assert list(twice["families"]) == ["zebra", "sokoban", "bimaru"]
+    assert list(twice["peers"]) == ["zebra~zebra_puzzles"]
+    assert [run["families"] for run in twice["partial_runs"]] == [["bimaru"], ["sokoban"]]
+
+
+def test_a_families_run_merges_into_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "generation.json"
+    out.write_text(json.dumps(_stored()))
+    argv = ["generation.py", "--families", "expression", "--seconds", "0.05", "--max-items", "3"]
+    monkeypatch.setattr(sys, "argv", [*argv, "--out", str(out)])
+    BENCHMARK.main()
+    written = json.loads(out.read_text())
+    assert list(written["families"]) == ["zebra", "sokoban", "expression"]
+    assert set(written["families"]["expression"]) == {"level_1", "level_5", "level_10"}
+    assert written["families"]["expression"]["level_5"]["tasks"] >= 1
+    assert written["partial_runs"][-1]["families"] == ["expression"]
+
+
+def test_unknown_family_is_refused_before_anything_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "generation.json"
+    monkeypatch.setattr(sys, "argv", ["generation.py", "--families", "no_such_family", "--out", str(out)])
+    with pytest.raises(SystemExit) as stop:
+        BENCHMARK.main()
+    assert stop.value.code == 2
+    assert not out.exists()
