@@ -61,17 +61,25 @@ def bfs(start: Hashable, is_goal: Callable[[Any], bool], successors: Successors)
 
 
 def bfs_distance(
-    start: Hashable, goal: Hashable, successors: Successors, predecessors: Successors
+    start: Hashable,
+    goal: Hashable,
+    successors: Successors,
+    predecessors: Successors,
+    max_distance: int | None = None,
 ) -> int | None:
-    """The fewest moves from ``start`` to ``goal`` (``None`` if unreachable), by bidirectional
-    breadth-first search: whole layers are expanded from the smaller side until the two searches
-    meet. Far fewer states than ``bfs`` when only the length is needed (e.g. to reject an
-    instance whose optimum is out of range before paying for the plan)."""
+    """The fewest moves from ``start`` to ``goal`` (``None`` if unreachable, or longer than
+    ``max_distance``), by bidirectional breadth-first search: whole layers are expanded from the
+    smaller side until the two searches meet. Far fewer states than ``bfs`` when only the length
+    is needed (e.g. to reject an instance whose optimum is out of range before paying for the plan)."""
     if start == goal:
         return 0
     sides = [({start: 0}, [start], successors), ({goal: 0}, [goal], predecessors)]
     depth = [0, 0]
     while sides[0][1] and sides[1][1]:
+        # Not met yet: every state within depth[0] of the start and depth[1] of the goal is
+        # seen, so a path of length <= depth[0] + depth[1] would have a state on both sides.
+        if max_distance is not None and depth[0] + depth[1] >= max_distance:
+            return None
         grow = 0 if len(sides[0][1]) <= len(sides[1][1]) else 1
         seen, frontier, step = sides[grow]
         other = sides[1 - grow][0]

@@ -222,7 +222,11 @@ class TowerOfHanoi(Family):
             # the optimum's length first (cheap), the plan only for an instance that is kept
             backward = [[b, a] for a, b in moves]  # undoing a move is the reverse move
             length = bfs_distance(
-                start, goal, lambda s, m=moves: successors(s, m), lambda s, m=backward: successors(s, m)
+                start,
+                goal,
+                lambda s, m=moves: successors(s, m),
+                lambda s, m=backward: successors(s, m),
+                max_distance=knobs.max_length,  # a longer optimum is rejected: stop searching there
             )
             if length is None or not knobs.min_length <= length <= knobs.max_length:
                 continue
