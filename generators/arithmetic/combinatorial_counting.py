@@ -11,8 +11,9 @@ disagree. Restrictions are drawn at random, which keeps duplicate tasks rare fro
 (version 2 widened the committee, binary and boxes restrictions: duplicates among 2,000 tasks
 were 1.5% at level 3).
 Sizes stay small enough for the enumeration (at most 60,000 objects); that brute-force check is
-what generation costs: level 5 runs at ~15 tasks per CPU-second (benchmarks/results/generation.json),
-under the 50/s house target by design, and levels 8-10 at ~10-40 tasks/s. The weak solver counts by hand only small cases (<= 300 objects).
+what generation costs: level 5 runs at 70-90 tasks per CPU-second on a quiet core and level 10 at
+~30 (benchmarks/results/generation.json; a core shared with heavy load gives a fraction of that).
+The weak solver counts by hand only small cases (<= 300 objects).
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ Exact solver: sympy differentiation of the generated (trusted) expression; for i
 generator's own ``F`` (it built the integrand by differentiating it). Effort: expression-tree
 nodes of the question plus the answer. Weak solver: a term-by-term rule table (powers, sin/cos/
 exp of a linear argument, 1/x) that gives up on products and compositions.
-Level 5 generates ~25 tasks per CPU-second (measured with the machine at load ~15 on 2 cores),
+Level 5 generates 17-28 tasks per CPU-second on a quiet core (over different seed ranges),
 below the 50/s target: sympy's differentiation (its assumption queries) is most of the cost and
 is inherent to building exact derivatives. Grading: ~0.01 s (level 1) to ~0.4 s (level 10) per
 answer in a warm worker; a differently written but equal answer that needs ``simplify`` ~1 s.

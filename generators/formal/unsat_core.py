@@ -10,7 +10,8 @@ solver is deletion-based MUS extraction with core refinement (effort: z3's deter
 resource count); the weak solver answers z3's first unsat core without minimising it, which is
 right only when that core happens to be minimal (often on the small formulas, rarely on the
 large ones).
-Level 5 generates at ~40 tasks/s on a loaded core (one unsat proof plus a MUS extraction).
+Level 5 generates at 25-40 tasks per CPU-second on a quiet core, below the 50/s target: each
+task costs an unsat proof plus a MUS extraction, inherent to proving the core minimal.
 """
 
 from __future__ import annotations
