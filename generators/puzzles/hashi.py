@@ -13,11 +13,9 @@ rounds (``work``).
 The weak solver is island-sum propagation alone (no crossing or connectivity reasoning, no
 branching); it gives up when stuck, and its answer is checked against crossings and connectivity.
 
-Speed (CPU time of one core; the shared machine's wall clock runs several times slower):
-level 1 ~750 tasks/s, level 5 (9x9, 14 islands) ~73/s, level 10 (15x15, 40 islands) ~20/s (50
-seeds per level): about
-half of the random layouts are ambiguous, and from level 5 puzzles the weak propagation solves
-are rejected as well.
+Speed (CPU time of one quiet core, 300 seeds): level 1 ~520 tasks/s, level 5 (9x9, 14 islands)
+60-75/s depending on the seeds, level 10 (15x15, 40 islands) ~18/s: about half of the random
+layouts are ambiguous, and from level 5 puzzles the weak propagation solves are rejected as well.
 """
 
 from __future__ import annotations
@@ -84,30 +82,27 @@ def candidate_edges(
                     edges.append((min(i, j), max(i, j)))
                     break
                 rr, cc = rr + dr, cc + dc
+    return edges, _crossings(islands, edges)
+
+
+def _crossings(islands: list[tuple[int, int]], edges: list[tuple[int, int]]) -> list[list[int]]:
+    """For each edge, the edges it crosses, in ascending order (both loops run in edge order).
+    Only a horizontal and a vertical edge can cross, so each horizontal edge is tested against
+    the vertical ones alone."""
+    horizontal, vertical = [], []  # (edge, fixed coordinate, low end, high end), strict interior
+    for e, (i, j) in enumerate(edges):
+        (r1, c1), (r2, c2) = islands[i], islands[j]
+        if r1 == r2:
+            horizontal.append((e, r1, min(c1, c2), max(c1, c2)))
+        else:
+            vertical.append((e, c1, min(r1, r2), max(r1, r2)))
     crosses: list[list[int]] = [[] for _ in edges]
-    for a, (i, j) in enumerate(edges):
-        for b, (k, m) in enumerate(edges):
-            if a < b and _cross(islands[i], islands[j], islands[k], islands[m]):
-                crosses[a].append(b)
-                crosses[b].append(a)
-    return edges, crosses
-
-
-def _cross(p, q, s, t) -> bool:
-    """Whether a horizontal and a vertical segment cross strictly inside both."""
-    if p[0] == q[0] and s[1] == t[1]:
-        (r, c1, c2), (c, r1, r2) = (
-            (p[0], min(p[1], q[1]), max(p[1], q[1])),
-            (s[1], min(s[0], t[0]), max(s[0], t[0])),
-        )
-    elif p[1] == q[1] and s[0] == t[0]:
-        (r, c1, c2), (c, r1, r2) = (
-            (s[0], min(s[1], t[1]), max(s[1], t[1])),
-            (p[1], min(p[0], q[0]), max(p[0], q[0])),
-        )
-    else:
-        return False
-    return c1 < c < c2 and r1 < r < r2
+    for h, row, left, right in horizontal:
+        for v, column, top, bottom in vertical:
+            if left < column < right and top < row < bottom:
+                crosses[h].append(v)
+                crosses[v].append(h)
+    return crosses
 
 
 # --------------------------------------------------------------------------------------------

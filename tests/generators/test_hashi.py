@@ -80,6 +80,31 @@ def test_crossing_and_candidate_edges() -> None:
     assert crosses[0] == [1] and crosses[1] == [0]
 
 
+def _pairwise_crossings(islands, edges) -> list[list[int]]:
+    """The plain definition: every pair of edges, a horizontal one strictly crossing a vertical one."""
+
+    def crossing(e: int, f: int) -> bool:
+        (p, q), (s, t) = (islands[k] for k in edges[e]), (islands[k] for k in edges[f])
+        if p[0] == q[0] and s[1] == t[1]:
+            return min(p[1], q[1]) < s[1] < max(p[1], q[1]) and min(s[0], t[0]) < p[0] < max(s[0], t[0])
+        if p[1] == q[1] and s[0] == t[0]:
+            return crossing(f, e)
+        return False
+
+    return [[f for f in range(len(edges)) if f != e and crossing(e, f)] for e in range(len(edges))]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    size=st.integers(2, 9),
+    cells=st.sets(st.tuples(st.integers(0, 8), st.integers(0, 8)), min_size=2, max_size=30),
+)
+def test_crossings_match_the_pairwise_definition(size: int, cells: set[tuple[int, int]]) -> None:
+    islands = sorted({(r % size, c % size) for r, c in cells})
+    edges, crosses = H.candidate_edges(size, islands)
+    assert crosses == _pairwise_crossings(islands, edges)
+
+
 def test_small_uniqueness_by_brute_force() -> None:
     for level in (1, 2):
         for seed in range(3):
