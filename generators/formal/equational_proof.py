@@ -19,8 +19,8 @@ For each step it searches every position the two terms could differ at for ONE i
 cited axiom (the position and the substitution are not asked for), and the first failing step
 is named. Any valid chain counts. Verification is bounded: terms, steps and nesting have caps,
 match attempts are counted against a budget and the wall clock against a limit; running out of
-either is a ``Verdict`` with ``error`` set. The certifying search makes generation slower than
-the house target: level 5 generates at ~20 tasks/s (measured on a loaded machine).
+either is a ``Verdict`` with ``error`` set. The certifying search is most of generation's cost:
+level 5 generates at ~60 tasks per CPU-second on a quiet core (~20 on a heavily loaded machine).
 """
 
 from __future__ import annotations
