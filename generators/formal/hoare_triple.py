@@ -9,9 +9,9 @@ unique up to logical equivalence, and the verifier checks exactly that: the answ
 the restricted parser of :mod:`loop_invariant`, must be equivalent to the reference according to
 z3 (with a timeout; a timeout is a ``Verdict`` with ``error``). Any equivalent formula counts.
 Exact solver: the backward substitution (effort: wp size plus z3's resource count); weak
-solver: the same but always taking the then-branch. Level 5 generates at 30-50 tasks per
-CPU-second on a quiet core, below the 50/s target: z3 equivalence checks, inherent to rejecting
-degenerate programs, are most of the cost.
+solver: the same but always taking the then-branch. Level 5 generates at 30-55 tasks per
+CPU-second on a quiet core (depending on the seeds), at or below the 50/s target: z3 equivalence
+checks, inherent to rejecting degenerate programs, are most of the cost.
 """
 
 from __future__ import annotations
