@@ -8,31 +8,20 @@ re-measured live, so the stored figures and the measuring code cannot drift apar
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
 import palaestra
 from palaestra.calibration import current_duplicate_rows, stored_duplicates
 
-ROOT = Path(__file__).resolve().parents[1]
 BOUND = 0.01
 TASKS = 2000
 LEVELS = range(3, 11)
 STORED = stored_duplicates()["families"]
 
 
-def _load_benchmark():
-    spec = importlib.util.spec_from_file_location(
-        "duplicates_benchmark", ROOT / "benchmarks" / "duplicates.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-BENCHMARK = _load_benchmark()
+@pytest.fixture(scope="module")
+def measure_level(benchmark_script):
+    return benchmark_script("duplicates").measure_level
 
 
 def _current_rows(family: str) -> dict[int, dict]:
@@ -66,15 +55,15 @@ def test_measured_levels_stay_under_one_percent(family: str) -> None:
         )
 
 
-def test_live_measurement_matches_the_stored_one() -> None:
+def test_live_measurement_matches_the_stored_one(measure_level) -> None:
     stored = _current_rows("long_arithmetic").get(3)
     if stored is None:
         pytest.skip("long_arithmetic level 3 not measured")
-    live = BENCHMARK.measure_level("long_arithmetic", 3, TASKS)
+    live = measure_level("long_arithmetic", 3, TASKS)
     assert (live["tasks"], live["distinct"]) == (stored["tasks"], stored["distinct"])
 
 
-def test_a_tiny_space_is_caught() -> None:
+def test_a_tiny_space_is_caught(measure_level) -> None:
     # expression level 1 ("a op b", one-digit operands) has 162 distinct tasks: the measure must see it
-    row = BENCHMARK.measure_level("expression", 1, 400)
+    row = measure_level("expression", 1, 400)
     assert row["distinct"] <= 162 and row["duplicate_rate"] > 0.5

@@ -6,26 +6,16 @@ family after a change must keep every other family's figures and say which run m
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
 
-
-def _load_benchmark():
-    spec = importlib.util.spec_from_file_location(
-        "generation_benchmark", ROOT / "benchmarks" / "generation.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-BENCHMARK = _load_benchmark()
+@pytest.fixture(scope="module")
+def generation(benchmark_script):
+    return benchmark_script("generation")
 
 
 def _row(rate: float) -> dict[str, float]:
@@ -57,10 +47,10 @@ def _fresh(families: dict, peers: dict) -> dict:
     }
 
 
-def test_merge_replaces_only_the_measured_families_and_keeps_the_order() -> None:
+def test_merge_replaces_only_the_measured_families_and_keeps_the_order(generation) -> None:
     stored = _stored()
     fresh = _fresh({"sokoban": {"level_5": _row(9.0)}}, {"sokoban~sokoban": {"ratio_tasks_per_s": 0.5}})
-    merged = BENCHMARK.merge_into_stored(stored, fresh)
+    merged = generation.merge_into_stored(stored, fresh)
     assert list(merged["families"]) == ["zebra", "sokoban"]
     assert merged["families"]["zebra"] == stored["families"]["zebra"]
     assert merged["families"]["sokoban"]["level_5"]["tasks_per_s"] == 9.0
@@ -79,22 +69,24 @@ def test_merge_replaces_only_the_measured_families_and_keeps_the_order() -> None
     ]
 
 
-def test_merge_adds_new_families_and_drops_stale_peer_comparisons() -> None:
-    once = BENCHMARK.merge_into_stored(_stored(), _fresh({"bimaru": {"level_5": _row(3.0)}}, {}))
+def test_merge_adds_new_families_and_drops_stale_peer_comparisons(generation) -> None:
+    once = generation.merge_into_stored(_stored(), _fresh({"bimaru": {"level_5": _row(3.0)}}, {}))
     # without the peer library the fresh run has no comparison for sokoban: the stored one
     # embeds the old "ours" figures, so it must go rather than sit beside the new row
-    twice = BENCHMARK.merge_into_stored(once, _fresh({"sokoban": {"level_5": _row(4.0)}}, {}))
+    twice = generation.merge_into_stored(once, _fresh({"sokoban": {"level_5": _row(4.0)}}, {}))
     assert list(twice["families"]) == ["zebra", "sokoban", "bimaru"]
     assert list(twice["peers"]) == ["zebra~zebra_puzzles"]
     assert [run["families"] for run in twice["partial_runs"]] == [["bimaru"], ["sokoban"]]
 
 
-def test_a_families_run_merges_into_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_families_run_merges_into_the_file(
+    generation, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     out = tmp_path / "generation.json"
     out.write_text(json.dumps(_stored()))
     argv = ["generation.py", "--families", "expression", "--seconds", "0.05", "--max-items", "3"]
     monkeypatch.setattr(sys, "argv", [*argv, "--out", str(out)])
-    BENCHMARK.main()
+    generation.main()
     written = json.loads(out.read_text())
     assert list(written["families"]) == ["zebra", "sokoban", "expression"]
     assert set(written["families"]["expression"]) == {"level_1", "level_5", "level_10"}
@@ -103,11 +95,11 @@ def test_a_families_run_merges_into_the_file(tmp_path: Path, monkeypatch: pytest
 
 
 def test_unknown_family_is_refused_before_anything_is_written(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    generation, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     out = tmp_path / "generation.json"
     monkeypatch.setattr(sys, "argv", ["generation.py", "--families", "no_such_family", "--out", str(out)])
     with pytest.raises(SystemExit) as stop:
-        BENCHMARK.main()
+        generation.main()
     assert stop.value.code == 2
     assert not out.exists()
