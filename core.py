@@ -343,6 +343,9 @@ def _json_roundtrip(value: Any, what: str) -> Any:
 # --------------------------------------------------------------------------------------------
 
 
+VERDICT_STATUSES = ("correct", "wrong", "unparseable", "timeout", "verifier_error")
+
+
 @dataclass(frozen=True)
 class Verdict:
     """The outcome of verifying one response.
@@ -352,6 +355,17 @@ class Verdict:
     ``parsed`` is what was understood; ``reason`` explains the verdict to a human (and to an
     agent in multi-turn feedback); ``error`` is set only when the verifier itself failed
     (crash, timeout) — such a verdict is never correct.
+
+    ``status`` tells a trainer whose failure it was, one of :data:`VERDICT_STATUSES`:
+
+    - ``"correct"``: the answer is right;
+    - ``"wrong"``: an answer was read and it is wrong (a model's program that hangs or crashes
+      in the sandbox is a wrong answer too: the model's failure, not ours);
+    - ``"unparseable"``: no single final answer could be read (the model's format failure);
+    - ``"timeout"``: the verifier ran out of its time bound before deciding (our failure);
+    - ``"verifier_error"``: the verifier crashed or was misconfigured (our failure).
+
+    It is derived from the other fields unless given; a given status must agree with them.
     """
 
     reward: float
@@ -360,6 +374,7 @@ class Verdict:
     parsed: Any = None
     reason: str = ""
     error: str | None = None
+    status: str = ""
 
     OK_REASON: ClassVar[str] = "correct"
 
@@ -368,6 +383,18 @@ class Verdict:
             raise ValueError("a verdict with an error can never be correct")
         if self.correct and not self.format_ok:
             raise ValueError("a correct verdict must have format_ok=True")
+        derived = _derived_status(self.correct, self.format_ok, self.error)
+        if not self.status:
+            object.__setattr__(self, "status", derived)
+        elif self.status not in VERDICT_STATUSES:
+            raise ValueError(f"status must be one of {VERDICT_STATUSES}, got {self.status!r}")
+        elif self.status != derived and not (self.status == "timeout" and derived == "verifier_error"):
+            raise ValueError(f"status {self.status!r} contradicts the verdict (expected {derived!r})")
+
+    @property
+    def verifier_failed(self) -> bool:
+        """True when the verifier, not the response, is why there is no decision."""
+        return self.status in ("timeout", "verifier_error")
 
     @classmethod
     def right(cls, parsed: Any = None, reason: str = "correct") -> Verdict:
@@ -383,7 +410,21 @@ class Verdict:
 
     @classmethod
     def failure(cls, error: str, reason: str = "the verifier failed") -> Verdict:
+        """The verifier crashed or could not run (status ``verifier_error``)."""
         return cls(reward=0.0, correct=False, format_ok=False, parsed=None, reason=reason, error=error)
+
+    @classmethod
+    def timed_out(cls, reason: str, error: str = "timeout") -> Verdict:
+        """The verifier ran past its time bound before deciding (status ``timeout``)."""
+        return cls(
+            reward=0.0,
+            correct=False,
+            format_ok=False,
+            parsed=None,
+            reason=reason,
+            error=error,
+            status="timeout",
+        )
 
     def to_dict(self) -> dict[str, Any]:
         parsed = self.parsed
@@ -398,4 +439,13 @@ class Verdict:
             "parsed": parsed,
             "reason": self.reason,
             "error": self.error,
+            "status": self.status,
         }
+
+
+def _derived_status(correct: bool, format_ok: bool, error: str | None) -> str:
+    if correct:
+        return "correct"
+    if error is not None:
+        return "verifier_error"
+    return "wrong" if format_ok else "unparseable"

@@ -103,3 +103,25 @@ def test_verdict_invariants() -> None:
         Verdict(reward=1.0, correct=True, format_ok=False)
     assert Verdict.failure("boom").to_dict()["error"] == "boom"
     assert Verdict.right(parsed=object()).to_dict()["parsed"].startswith("<object")
+
+
+def test_verdict_status_tells_whose_failure_it_is() -> None:
+    assert Verdict.right().status == "correct"
+    assert Verdict.wrong("no").status == "wrong"
+    assert Verdict.bad_format("no tag").status == "unparseable"
+    assert Verdict.failure("boom").status == "verifier_error"
+    timed = Verdict.timed_out("ran past 1 s")
+    assert timed.status == "timeout" and timed.error == "timeout" and timed.verifier_failed
+    assert not Verdict.wrong("no").verifier_failed and Verdict.failure("boom").verifier_failed
+    assert Verdict.wrong("no").to_dict()["status"] == "wrong"
+    # a given status must agree with the other fields
+    for fields, status in [
+        ({"reward": 0.0, "correct": False, "format_ok": True}, "correct"),
+        ({"reward": 0.0, "correct": False, "format_ok": True}, "unparseable"),
+        ({"reward": 0.0, "correct": False, "format_ok": False}, "wrong"),
+        ({"reward": 0.0, "correct": False, "format_ok": True}, "timeout"),
+        ({"reward": 1.0, "correct": True, "format_ok": True}, "wrong"),
+        ({"reward": 0.0, "correct": False, "format_ok": False}, "lost"),
+    ]:
+        with pytest.raises(ValueError, match="status"):
+            Verdict(**fields, status=status)

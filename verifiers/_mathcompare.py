@@ -126,7 +126,9 @@ def equivalent(g: Any, p: Any, s: Settings) -> bool:
     """Whether parsed answers ``g`` (gold) and ``p`` (prediction) are the same answer."""
     g, p = _expand_pm(g), _expand_pm(p)
     if isinstance(g, Text) or isinstance(p, Text):
-        return isinstance(g, Text) and isinstance(p, Text) and normalize_text(g.text) == normalize_text(p.text)
+        return (
+            isinstance(g, Text) and isinstance(p, Text) and normalize_text(g.text) == normalize_text(p.text)
+        )
     if _is_scalar(g) and _is_scalar(p):
         return scalar_equal(g, p, s)
     for a, b in ((g, p), (p, g)):
@@ -138,10 +140,16 @@ def equivalent(g: Any, p: Any, s: Settings) -> bool:
     if _setlike(g) or _setlike(p):
         return _sets_equal(g, p, s)
     for a, b in ((g, p), (p, g)):
-        if isinstance(a, Bracket) and isinstance(b, Alts) and b.joiner == "," and all(map(_is_scalar, b.items)):
+        if (
+            isinstance(a, Bracket)
+            and isinstance(b, Alts)
+            and b.joiner == ","
+            and all(map(_is_scalar, b.items))
+        ):
             # "2, 3" for the point (2, 3): a bare list read in order, never as a set
             return len(a.items) == len(b.items) and all(
-                equivalent(x, y, s) for x, y in zip(a.items, b.items, strict=True))
+                equivalent(x, y, s) for x, y in zip(a.items, b.items, strict=True)
+            )
     gv, pv = _values(g), _values(p)
     if gv is not None and pv is not None and (_unordered(g) or _unordered(p)):
         return _unordered_equal(gv, pv, s)
@@ -174,7 +182,9 @@ def _expand_pm(node: Any) -> Any:
         items: list[Any] = []
         for item in node.items:
             expanded = _expand_pm(item)
-            items.extend(expanded.items if isinstance(expanded, Alts) and expanded is not item else [expanded])
+            items.extend(
+                expanded.items if isinstance(expanded, Alts) and expanded is not item else [expanded]
+            )
         return Alts(tuple(items), node.joiner)
     return node
 
@@ -275,8 +285,11 @@ def _values(node: Any) -> list[Any] | None:
 
 def _is_system(node: Alts) -> bool:
     """``x = 1, y = 2``: assignments to different variables (a point, not two answers)."""
-    names = [i.terms[0] for i in node.items if isinstance(i, Rel) and _assigned_value(i) is not None
-             and isinstance(i.terms[0], sympy.Symbol)]
+    names = [
+        i.terms[0]
+        for i in node.items
+        if isinstance(i, Rel) and _assigned_value(i) is not None and isinstance(i.terms[0], sympy.Symbol)
+    ]
     return len(names) == len(node.items) and len(set(names)) == len(names) > 1
 
 
@@ -352,8 +365,12 @@ def _to_set(node: Any) -> sympy.Set | None:
         return node
     if isinstance(node, Bracket) and len(node.items) == 2 and all(map(_is_scalar, node.items)):
         lo, hi = node.items
-        return sympy.Interval(lo, hi, left_open=node.left == "(" or node.left == "]",
-                              right_open=node.right == ")" or node.right == "[")
+        return sympy.Interval(
+            lo,
+            hi,
+            left_open=node.left == "(" or node.left == "]",
+            right_open=node.right == ")" or node.right == "[",
+        )
     if isinstance(node, SetLit):
         if all(map(_is_scalar, node.items)):
             return sympy.FiniteSet(*node.items)
@@ -379,8 +396,14 @@ def _to_set(node: Any) -> sympy.Set | None:
     return None
 
 
-_OPS = {"<": sympy.StrictLessThan, "<=": sympy.LessThan, ">": sympy.StrictGreaterThan,
-        ">=": sympy.GreaterThan, "=": sympy.Eq, "!=": sympy.Ne}
+_OPS = {
+    "<": sympy.StrictLessThan,
+    "<=": sympy.LessThan,
+    ">": sympy.StrictGreaterThan,
+    ">=": sympy.GreaterThan,
+    "=": sympy.Eq,
+    "!=": sympy.Ne,
+}
 
 
 def _relation_set(rel: Rel) -> sympy.Set | None:
@@ -419,8 +442,11 @@ def _parts(st: sympy.Set) -> list[sympy.Set] | None:
 
 def _part_equal(x: sympy.Set, y: sympy.Set, s: Settings) -> bool:
     if isinstance(x, sympy.Interval) and isinstance(y, sympy.Interval):
-        return (x.left_open, x.right_open) == (y.left_open, y.right_open) and scalar_equal(
-            x.start, y.start, s) and scalar_equal(x.end, y.end, s)
+        return (
+            (x.left_open, x.right_open) == (y.left_open, y.right_open)
+            and scalar_equal(x.start, y.start, s)
+            and scalar_equal(x.end, y.end, s)
+        )
     if isinstance(x, sympy.FiniteSet) and isinstance(y, sympy.FiniteSet):
         return _unordered_equal(list(x.args), list(y.args), s)
     return False

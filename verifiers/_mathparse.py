@@ -119,18 +119,56 @@ class Text:
 # ------------------------------------------------------------------------------------------
 
 _UNICODE = {
-    "\u2212": "-", "\u2013": "-", "\u2014": "-", "\u00d7": r"\times ", "\u22c5": r"\cdot ",
-    "\u00b7": r"\cdot ", "\u00f7": "/", "\u221a": r"\sqrt ", "\u221e": r"\infty ",
-    "\u03c0": r"\pi ", "\u00b0": r"\degree ", "\u2264": r"\le ", "\u2265": r"\ge ",
-    "\u2260": r"\ne ", "\u222a": r"\cup ", "\u2229": r"\cap ", "\u2205": r"\emptyset ",
-    "\u2208": r"\in ", "\u00b1": r"\pm ", "\u2213": r"\mp ", "\u211d": r"\mathbb{R}",
-    "\u27e8": r"\langle ", "\u27e9": r"\rangle ", "\u2009": " ", "\u00a0": " ", "\u202f": " ",
-    "\u3000": " ", "\u2248": r"\approx ", "\u2192": r"\to ", "\u2032": "'",
+    "\u2212": "-",
+    "\u2013": "-",
+    "\u2014": "-",
+    "\u00d7": r"\times ",
+    "\u22c5": r"\cdot ",
+    "\u00b7": r"\cdot ",
+    "\u00f7": "/",
+    "\u221a": r"\sqrt ",
+    "\u221e": r"\infty ",
+    "\u03c0": r"\pi ",
+    "\u00b0": r"\degree ",
+    "\u2264": r"\le ",
+    "\u2265": r"\ge ",
+    "\u2260": r"\ne ",
+    "\u222a": r"\cup ",
+    "\u2229": r"\cap ",
+    "\u2205": r"\emptyset ",
+    "\u2208": r"\in ",
+    "\u00b1": r"\pm ",
+    "\u2213": r"\mp ",
+    "\u211d": r"\mathbb{R}",
+    "\u27e8": r"\langle ",
+    "\u27e9": r"\rangle ",
+    "\u2009": " ",
+    "\u00a0": " ",
+    "\u202f": " ",
+    "\u3000": " ",
+    "\u2248": r"\approx ",
+    "\u2192": r"\to ",
+    "\u2032": "'",
 }
 _VULGAR = {
-    "½": (1, 2), "⅓": (1, 3), "⅔": (2, 3), "¼": (1, 4), "¾": (3, 4), "⅕": (1, 5), "⅖": (2, 5),
-    "⅗": (3, 5), "⅘": (4, 5), "⅙": (1, 6), "⅚": (5, 6), "⅐": (1, 7), "⅛": (1, 8), "⅜": (3, 8),
-    "⅝": (5, 8), "⅞": (7, 8), "⅑": (1, 9), "⅒": (1, 10),
+    "½": (1, 2),
+    "⅓": (1, 3),
+    "⅔": (2, 3),
+    "¼": (1, 4),
+    "¾": (3, 4),
+    "⅕": (1, 5),
+    "⅖": (2, 5),
+    "⅗": (3, 5),
+    "⅘": (4, 5),
+    "⅙": (1, 6),
+    "⅚": (5, 6),
+    "⅐": (1, 7),
+    "⅛": (1, 8),
+    "⅜": (3, 8),
+    "⅝": (5, 8),
+    "⅞": (7, 8),
+    "⅑": (1, 9),
+    "⅒": (1, 10),
 }
 _SUPERSCRIPT = str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹⁻⁺", "0123456789-+")
 _SUBSCRIPT = str.maketrans("₀₁₂₃₄₅₆₇₈₉", "0123456789")
@@ -187,8 +225,21 @@ _TOKEN = re.compile(
     r"|(?P<op><=|>=|!=|=<|=>|<>|\*\*|[-+*/^_()\[\]{},;=<>!|:'&])"
 )
 _TEXT_CMDS = {
-    "text", "textbf", "textit", "textrm", "textnormal", "mbox", "mathrm", "mathbf", "mathit",
-    "mathsf", "operatorname", "textsf", "texttt", "emph", "hbox",
+    "text",
+    "textbf",
+    "textit",
+    "textrm",
+    "textnormal",
+    "mbox",
+    "mathrm",
+    "mathbf",
+    "mathit",
+    "mathsf",
+    "operatorname",
+    "textsf",
+    "texttt",
+    "emph",
+    "hbox",
 }
 _CHOICE = re.compile(r"^\(?\s*([A-J])\s*\)?$")
 
@@ -257,40 +308,116 @@ def _text_tokens(content: str) -> list[Token]:
 # ------------------------------------------------------------------------------------------
 
 _FUNCTIONS = {
-    "sin": sympy.sin, "cos": sympy.cos, "tan": sympy.tan, "sec": sympy.sec, "csc": sympy.csc,
-    "cot": sympy.cot, "arcsin": sympy.asin, "arccos": sympy.acos, "arctan": sympy.atan,
-    "arcsec": sympy.asec, "arccsc": sympy.acsc, "arccot": sympy.acot, "asin": sympy.asin,
-    "acos": sympy.acos, "atan": sympy.atan, "sinh": sympy.sinh, "cosh": sympy.cosh,
-    "tanh": sympy.tanh, "coth": sympy.coth, "sech": sympy.sech, "csch": sympy.csch,
-    "exp": sympy.exp, "ln": sympy.log, "log": sympy.log, "sqrt": sympy.sqrt, "abs": sympy.Abs,
+    "sin": sympy.sin,
+    "cos": sympy.cos,
+    "tan": sympy.tan,
+    "sec": sympy.sec,
+    "csc": sympy.csc,
+    "cot": sympy.cot,
+    "arcsin": sympy.asin,
+    "arccos": sympy.acos,
+    "arctan": sympy.atan,
+    "arcsec": sympy.asec,
+    "arccsc": sympy.acsc,
+    "arccot": sympy.acot,
+    "asin": sympy.asin,
+    "acos": sympy.acos,
+    "atan": sympy.atan,
+    "sinh": sympy.sinh,
+    "cosh": sympy.cosh,
+    "tanh": sympy.tanh,
+    "coth": sympy.coth,
+    "sech": sympy.sech,
+    "csch": sympy.csch,
+    "exp": sympy.exp,
+    "ln": sympy.log,
+    "log": sympy.log,
+    "sqrt": sympy.sqrt,
+    "abs": sympy.Abs,
     "lg": None,
 }
-_INVERSE = {"sin": "arcsin", "cos": "arccos", "tan": "arctan", "sec": "arcsec", "csc": "arccsc",
-            "cot": "arccot"}
+_INVERSE = {
+    "sin": "arcsin",
+    "cos": "arccos",
+    "tan": "arctan",
+    "sec": "arcsec",
+    "csc": "arccsc",
+    "cot": "arccot",
+}
 _TRIG = {"sin", "cos", "tan", "sec", "csc", "cot"}
 _GREEK = {
-    "alpha", "beta", "gamma", "delta", "epsilon", "varepsilon", "zeta", "eta", "theta",
-    "vartheta", "iota", "kappa", "lambda", "mu", "nu", "xi", "rho", "sigma", "tau", "upsilon",
-    "phi", "varphi", "chi", "psi", "omega", "Gamma", "Delta", "Theta", "Lambda", "Xi", "Sigma",
-    "Phi", "Psi", "Omega",
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "epsilon",
+    "varepsilon",
+    "zeta",
+    "eta",
+    "theta",
+    "vartheta",
+    "iota",
+    "kappa",
+    "lambda",
+    "mu",
+    "nu",
+    "xi",
+    "rho",
+    "sigma",
+    "tau",
+    "upsilon",
+    "phi",
+    "varphi",
+    "chi",
+    "psi",
+    "omega",
+    "Gamma",
+    "Delta",
+    "Theta",
+    "Lambda",
+    "Xi",
+    "Sigma",
+    "Phi",
+    "Psi",
+    "Omega",
 }
 _RELOPS = {
-    "=": "=", "<": "<", ">": ">", "<=": "<=", ">=": ">=", "=<": "<=", "=>": ">=", "!=": "!=",
-    "<>": "!=", "le": "<=", "leq": "<=", "leqslant": "<=", "ge": ">=", "geq": ">=",
-    "geqslant": ">=", "lt": "<", "gt": ">", "ne": "!=", "neq": "!=", "in": "in",
+    "=": "=",
+    "<": "<",
+    ">": ">",
+    "<=": "<=",
+    ">=": ">=",
+    "=<": "<=",
+    "=>": ">=",
+    "!=": "!=",
+    "<>": "!=",
+    "le": "<=",
+    "leq": "<=",
+    "leqslant": "<=",
+    "ge": ">=",
+    "geq": ">=",
+    "geqslant": ">=",
+    "lt": "<",
+    "gt": ">",
+    "ne": "!=",
+    "neq": "!=",
+    "in": "in",
 }
 _REFUSED_CMDS = {
     "approx": "an approximation is not an exact answer",
-    "int": "an unevaluated integral is not an answer", "iint": "an unevaluated integral is not an answer",
-    "sum": "an unevaluated sum is not an answer", "prod": "an unevaluated product is not an answer",
-    "lim": "an unevaluated limit is not an answer", "sim": "a relation that is not exact",
-    "equiv": "a congruence is not an answer", "to": "an arrow is not an answer",
+    "int": "an unevaluated integral is not an answer",
+    "iint": "an unevaluated integral is not an answer",
+    "sum": "an unevaluated sum is not an answer",
+    "prod": "an unevaluated product is not an answer",
+    "lim": "an unevaluated limit is not an answer",
+    "sim": "a relation that is not exact",
+    "equiv": "a congruence is not an answer",
+    "to": "an arrow is not an answer",
 }
 _MATRIX_ENVS = {"pmatrix", "bmatrix", "Bmatrix", "matrix", "smallmatrix", "array", "vmatrix"}
 _FRAC_CMDS = {"frac", "dfrac", "tfrac", "cfrac"}
 _BINOM_CMDS = {"binom", "dbinom", "tbinom", "choose"}
-_CONSTANT_WORDS = {"pi": sympy.pi, "inf": sympy.oo, "infty": sympy.oo, "infinity": sympy.oo,
-                   "oo": sympy.oo}
+_CONSTANT_WORDS = {"pi": sympy.pi, "inf": sympy.oo, "infty": sympy.oo, "infinity": sympy.oo, "oo": sympy.oo}
 
 
 @dataclass(frozen=True)
@@ -381,7 +508,7 @@ class _Parser:
         if not (toks[i][0] == "word" and len(toks[i][1]) == 1):
             return None
         name, j = toks[i][1], i + 1
-        if toks[j:j + 5] == [("op", "^"), ("op", "{"), ("op", "-"), ("num", "1"), ("op", "}")]:
+        if toks[j : j + 5] == [("op", "^"), ("op", "{"), ("op", "-"), ("num", "1"), ("op", "}")]:
             name, j = name + "^{-1}", j + 5
         if toks[j] != ("op", "("):
             return None
@@ -399,9 +526,7 @@ class _Parser:
     def parse_setexpr(self) -> Any:
         items = [self.parse_expr()]
         op = None
-        while self.at("cmd", "cup", "cap", "setminus") or (
-            self.at("word", "U") and _is_setlike(items[-1])
-        ):
+        while self.at("cmd", "cup", "cap", "setminus") or (self.at("word", "U") and _is_setlike(items[-1])):
             tok = self.next()
             this = "cup" if tok[1] == "U" else tok[1]
             if op is not None and op != this:
@@ -449,8 +574,12 @@ class _Parser:
         if kind == "op":
             return value == "("
         if kind == "cmd":
-            return value in _FUNCTIONS or value in _FRAC_CMDS or value in _GREEK or value in (
-                "pi", "sqrt", "infty", "binom", "dbinom", "tbinom", "lfloor", "lceil", "mathrm")
+            return (
+                value in _FUNCTIONS
+                or value in _FRAC_CMDS
+                or value in _GREEK
+                or value in ("pi", "sqrt", "infty", "binom", "dbinom", "tbinom", "lfloor", "lceil", "mathrm")
+            )
         return False
 
     def parse_factor(self) -> Any:
@@ -550,7 +679,7 @@ class _Parser:
         if value.is_Integer and self.at("cmd", *_FRAC_CMDS):
             save = self.i
             frac = self.parse_primary()
-            if _is_literal_fraction(frac, self.toks[save:self.i]):
+            if _is_literal_fraction(frac, self.toks[save : self.i]):
                 return _mixed(value, frac)
             self.i = save
         return value
@@ -754,8 +883,9 @@ class _Parser:
             arg = _scalar(self.brace_list())
         else:  # \sin 2x: implicit products up to the next operator
             arg = _scalar(self.parse_power())
-            while self.at("word") and self.peek()[1] not in _FUNCTIONS and self.peek()[1] not in (
-                    "or", "and"):
+            while (
+                self.at("word") and self.peek()[1] not in _FUNCTIONS and self.peek()[1] not in ("or", "and")
+            ):
                 arg = sympy.Mul(arg, _scalar(self.parse_power()))
         if name in _TRIG:
             arg = arg.subs(DEG, sympy.pi / 180)

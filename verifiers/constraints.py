@@ -18,8 +18,17 @@ from typing import Any
 from palaestra.core import Verdict
 
 __all__ = [
-    "parse_grid", "parse_sequence", "parse_cells", "parse_mapping", "check_grid", "check_sudoku", "check_grid_path",
-    "check_graph_path", "check_coloring", "check_csp", "check_schedule",
+    "parse_grid",
+    "parse_sequence",
+    "parse_cells",
+    "parse_mapping",
+    "check_grid",
+    "check_sudoku",
+    "check_grid_path",
+    "check_graph_path",
+    "check_coloring",
+    "check_csp",
+    "check_schedule",
 ]
 
 MAX_CELLS = 250_000
@@ -98,7 +107,8 @@ def parse_mapping(text: str) -> dict[str, str] | None:
 
 def _shape_ok(grid: Any, rows: int, cols: int) -> bool:
     return (
-        isinstance(grid, Sequence) and len(grid) == rows
+        isinstance(grid, Sequence)
+        and len(grid) == rows
         and all(isinstance(r, Sequence) and not isinstance(r, str) and len(r) == cols for r in grid)
     )
 
@@ -124,7 +134,9 @@ def check_grid(
     for r, row in enumerate(cells):
         for c, value in enumerate(row):
             if value not in allowed:
-                return Verdict.wrong(f"cell ({r}, {c}) holds {value!r}, not one of the allowed symbols", parsed=cells)
+                return Verdict.wrong(
+                    f"cell ({r}, {c}) holds {value!r}, not one of the allowed symbols", parsed=cells
+                )
             if givens is not None and givens[r][c] != blank and str(givens[r][c]) != value:
                 return Verdict.wrong(f"cell ({r}, {c}) must stay {givens[r][c]!r} as given", parsed=cells)
     groups = [("row", r, [(r, c) for c in range(cols)]) for r in range(rows)]
@@ -137,18 +149,26 @@ def check_grid(
                 return Verdict.failure(f"region {index} has a cell outside the grid")
             value = cells[r][c]
             if value in seen:
-                return Verdict.wrong(f"{kind} {index} repeats {value!r} at {seen[value]} and {(r, c)}", parsed=cells)
+                return Verdict.wrong(
+                    f"{kind} {index} repeats {value!r} at {seen[value]} and {(r, c)}", parsed=cells
+                )
             seen[value] = (r, c)
     return Verdict.right(parsed=cells, reason="every rule holds")
 
 
-def check_sudoku(grid: Sequence[Sequence[Any]], givens: Sequence[Sequence[Any]], *, box: tuple[int, int] = (3, 3),
-                 blank: Any = 0) -> Verdict:
+def check_sudoku(
+    grid: Sequence[Sequence[Any]],
+    givens: Sequence[Sequence[Any]],
+    *,
+    box: tuple[int, int] = (3, 3),
+    blank: Any = 0,
+) -> Verdict:
     """A completed sudoku of side ``box[0] * box[1]`` (symbols 1..n) against its givens."""
     n = box[0] * box[1]
     regions = [
         [(br * box[0] + r, bc * box[1] + c) for r in range(box[0]) for c in range(box[1])]
-        for br in range(box[1]) for bc in range(box[0])
+        for br in range(box[1])
+        for bc in range(box[0])
     ]
     if not _shape_ok(grid, n, n):
         return Verdict.bad_format(f"a sudoku answer must be {n} x {n}")
@@ -159,7 +179,10 @@ def check_sudoku(grid: Sequence[Sequence[Any]], givens: Sequence[Sequence[Any]],
 # Paths
 # ------------------------------------------------------------------------------------------
 
-_MOVES = {4: ((0, 1), (1, 0), (0, -1), (-1, 0)), 8: tuple((a, b) for a in (-1, 0, 1) for b in (-1, 0, 1) if a or b)}
+_MOVES = {
+    4: ((0, 1), (1, 0), (0, -1), (-1, 0)),
+    8: tuple((a, b) for a in (-1, 0, 1) for b in (-1, 0, 1) if a or b),
+}
 
 
 def check_grid_path(
@@ -242,7 +265,9 @@ def check_graph_path(
     if hamiltonian_on is not None:
         missing = {str(n) for n in hamiltonian_on} - set(body)
         if missing:
-            return Verdict.wrong(f"the path misses {len(missing)} node(s), e.g. {sorted(missing)[0]}", parsed=nodes)
+            return Verdict.wrong(
+                f"the path misses {len(missing)} node(s), e.g. {sorted(missing)[0]}", parsed=nodes
+            )
     if max_length is not None and len(nodes) - 1 > max_length:
         return Verdict.wrong(f"the path uses {len(nodes) - 1} edges; {max_length} are enough", parsed=nodes)
     return Verdict.right(parsed=nodes, reason="a valid path")
@@ -253,8 +278,13 @@ def check_graph_path(
 # ------------------------------------------------------------------------------------------
 
 
-def check_coloring(coloring: Mapping[Hashable, Any], edges: Iterable[Sequence[Hashable]], *,
-                   nodes: Iterable[Hashable], colors: int) -> Verdict:
+def check_coloring(
+    coloring: Mapping[Hashable, Any],
+    edges: Iterable[Sequence[Hashable]],
+    *,
+    nodes: Iterable[Hashable],
+    colors: int,
+) -> Verdict:
     """Every node gets one of ``colors`` colours and no edge joins two nodes of one colour."""
     given = {str(k): str(v) for k, v in coloring.items()}
     wanted = {str(n) for n in nodes}
@@ -275,13 +305,21 @@ def check_coloring(coloring: Mapping[Hashable, Any], edges: Iterable[Sequence[Ha
 
 
 _COMPARE = {
-    "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
-    "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+    "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b,
+    "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b,
+    ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b,
 }
 
 
-def check_csp(assignment: Mapping[str, Any], *, domains: Mapping[str, Sequence[Any]],
-              constraints: Sequence[Mapping[str, Any]]) -> Verdict:
+def check_csp(
+    assignment: Mapping[str, Any],
+    *,
+    domains: Mapping[str, Sequence[Any]],
+    constraints: Sequence[Mapping[str, Any]],
+) -> Verdict:
     """An assignment against a JSON constraint list. Constraint kinds:
 
     ``{"type": "all_different", "vars": [...]}``;
@@ -321,10 +359,16 @@ def _broken(rule: Mapping[str, Any], values: Mapping[str, Any]) -> str | None:
         return None if _COMPARE[rule["op"]](a, b) else f"{rule['a']}={a!r} {rule['op']} {b!r} is false"
     if kind == "linear":
         total = sum(coeff * values[v] for v, coeff in rule["terms"].items())
-        return None if _COMPARE[rule["op"]](total, rule["rhs"]) else f"sum is {total}, needs {rule['op']} {rule['rhs']}"
+        return (
+            None
+            if _COMPARE[rule["op"]](total, rule["rhs"])
+            else f"sum is {total}, needs {rule['op']} {rule['rhs']}"
+        )
     if kind == "allowed":
         combo = [values[v] for v in rule["vars"]]
-        return None if combo in [list(t) for t in rule["tuples"]] else f"{rule['vars']} = {combo} is not allowed"
+        return (
+            None if combo in [list(t) for t in rule["tuples"]] else f"{rule['vars']} = {combo} is not allowed"
+        )
     raise ValueError(f"unknown constraint type {kind!r}")
 
 
@@ -376,5 +420,7 @@ def check_schedule(
                 if end[a] > start[b] and durations[a] > 0 and durations[b] > 0:
                     return Verdict.wrong(f"{a} and {b} overlap on {r}", parsed=start)
     if makespan is not None and max(end.values(), default=0) > makespan:
-        return Verdict.wrong(f"the schedule ends at {max(end.values())}; {makespan} is achievable", parsed=start)
+        return Verdict.wrong(
+            f"the schedule ends at {max(end.values())}; {makespan} is achievable", parsed=start
+        )
     return Verdict.right(parsed=start, reason="a feasible schedule")

@@ -19,8 +19,18 @@ import z3
 from palaestra.core import Verdict
 
 __all__ = [
-    "Formula", "LogicParseError", "LogicResult", "parse_formula", "evaluate", "equivalent", "entails",
-    "satisfiable", "parse_assignment", "check_assignment", "check_unsat_claim", "verify_sat_answer",
+    "Formula",
+    "LogicParseError",
+    "LogicResult",
+    "parse_formula",
+    "evaluate",
+    "equivalent",
+    "entails",
+    "satisfiable",
+    "parse_assignment",
+    "check_assignment",
+    "check_unsat_claim",
+    "verify_sat_answer",
     "verify_equivalent_formula",
 ]
 
@@ -64,11 +74,18 @@ _SYMBOLS = [
     ("rpar", r"\)|\]"),
 ]
 _WORDS = {
-    "not": "not", "and": "and", "or": "or", "xor": "xor", "implies": "imp", "iff": "iff",
-    "true": "true", "false": "false",
+    "not": "not",
+    "and": "and",
+    "or": "or",
+    "xor": "xor",
+    "implies": "imp",
+    "iff": "iff",
+    "true": "true",
+    "false": "false",
 }
 _TOKEN = re.compile(
-    r"\s*(?:" + "|".join(f"(?P<{name}>{pattern})" for name, pattern in _SYMBOLS)
+    r"\s*(?:"
+    + "|".join(f"(?P<{name}>{pattern})" for name, pattern in _SYMBOLS)
     + r"|(?P<word>[A-Za-z_][A-Za-z0-9_']*)|(?P<num>[01](?![0-9])))"
 )
 
@@ -80,7 +97,7 @@ def _tokenize(text: str) -> list[tuple[str, str]]:
     while pos < len(text):
         m = _TOKEN.match(text, pos)
         if m is None or m.end() == pos:
-            raise LogicParseError(f"unexpected {text[pos:pos + 10]!r}")
+            raise LogicParseError(f"unexpected {text[pos : pos + 10]!r}")
         pos = m.end()
         kind = m.lastgroup or ""
         value = m.group(kind)
@@ -259,7 +276,9 @@ def _solve(constraint: Sequence[Formula], timeout_ms: int) -> tuple[str, dict[st
     answer = solver.check()
     if answer == z3.sat:
         model = solver.model()
-        return "sat", {name: z3.is_true(model.eval(var, model_completion=True)) for name, var in sorted(cache.items())}
+        return "sat", {
+            name: z3.is_true(model.eval(var, model_completion=True)) for name, var in sorted(cache.items())
+        }
     return ("unsat", None) if answer == z3.unsat else ("unknown", None)
 
 
@@ -282,8 +301,12 @@ def equivalent(a: FormulaLike, b: FormulaLike, *, timeout_ms: int = DEFAULT_TIME
     return LogicResult(False, model, f"they differ at {_show(model)}")
 
 
-def entails(premises: Sequence[FormulaLike] | FormulaLike, conclusion: FormulaLike, *,
-            timeout_ms: int = DEFAULT_TIMEOUT_MS) -> LogicResult:
+def entails(
+    premises: Sequence[FormulaLike] | FormulaLike,
+    conclusion: FormulaLike,
+    *,
+    timeout_ms: int = DEFAULT_TIMEOUT_MS,
+) -> LogicResult:
     """Whether the premises entail the conclusion; else a model of premises and not-conclusion."""
     if isinstance(premises, str) or _is_node(premises):
         premises = [premises]
@@ -297,8 +320,11 @@ def entails(premises: Sequence[FormulaLike] | FormulaLike, conclusion: FormulaLi
 
 
 def _is_node(value: object) -> bool:
-    return isinstance(value, tuple) and bool(value) and value[0] in (
-        "var", "const", "not", "and", "or", "xor", "imp", "iff")
+    return (
+        isinstance(value, tuple)
+        and bool(value)
+        and value[0] in ("var", "const", "not", "and", "or", "xor", "imp", "iff")
+    )
 
 
 def _show(model: Mapping[str, bool] | None) -> str:
@@ -377,14 +403,15 @@ def check_unsat_claim(formula: FormulaLike, *, timeout_ms: int = DEFAULT_TIMEOUT
     except LogicParseError as exc:
         return Verdict.failure(f"bad reference formula: {exc}")
     if result.holds is None:
-        return Verdict.failure("timeout", reason="could not confirm unsatisfiability in time")
+        return Verdict.timed_out("could not confirm unsatisfiability in time")
     if result.holds:
         return Verdict.wrong(f"the formula is satisfiable, e.g. {_show(result.countermodel)}", parsed="UNSAT")
     return Verdict.right(parsed="UNSAT", reason="the formula is unsatisfiable")
 
 
-_UNSAT_WORDS = re.compile(r"^\s*(unsat|unsatisfiable|no (?:satisfying )?assignment|none|impossible)\s*\.?\s*$",
-                          re.IGNORECASE)
+_UNSAT_WORDS = re.compile(
+    r"^\s*(unsat|unsatisfiable|no (?:satisfying )?assignment|none|impossible)\s*\.?\s*$", re.IGNORECASE
+)
 
 
 def verify_sat_answer(formula: FormulaLike, answer: str, *, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Verdict:
@@ -396,7 +423,9 @@ def verify_sat_answer(formula: FormulaLike, answer: str, *, timeout_ms: int = DE
     return check_assignment(formula, answer)
 
 
-def verify_equivalent_formula(gold: FormulaLike, answer: str, *, timeout_ms: int = DEFAULT_TIMEOUT_MS) -> Verdict:
+def verify_equivalent_formula(
+    gold: FormulaLike, answer: str, *, timeout_ms: int = DEFAULT_TIMEOUT_MS
+) -> Verdict:
     """An answer formula that must be logically equivalent to ``gold``."""
     try:
         pred = parse_formula(answer)
@@ -407,7 +436,7 @@ def verify_equivalent_formula(gold: FormulaLike, answer: str, *, timeout_ms: int
     except LogicParseError as exc:
         return Verdict.failure(f"bad reference formula: {exc}")
     if result.holds is None:
-        return Verdict.failure("timeout", reason=result.reason)
+        return Verdict.timed_out(result.reason)
     if result.holds:
         return Verdict.right(parsed=answer, reason="equivalent")
     return Verdict.wrong(f"not equivalent: {result.reason}", parsed=answer)

@@ -4,7 +4,7 @@
 (``_mathparse``: LaTeX and plain text to sympy objects, never ``eval``/``sympify``) and
 compares them exactly (``_mathcompare``). Anything beyond plain numbers runs in a kill-safe
 worker process under a hard time bound, so it is safe inside any thread; a timeout returns
-``Verdict.failure("timeout")``, never a hang and never ``correct=True``. Plain numbers
+``Verdict.timed_out(...)`` (status ``timeout``), never a hang and never ``correct=True``. Plain numbers
 (``42``, ``-3.5``, ``42,000``, ``3/4``, ``\\frac{3}{4}``) take an in-process fast path whose
 work is linear in the (capped) input length.
 
@@ -73,7 +73,9 @@ def math_equal(gold: str, pred: str, *, policy: MathPolicy = DEFAULT_POLICY) -> 
     (unparseable, too long, refused as unbounded); or ``Verdict.failure`` on timeout or crash.
     """
     if not isinstance(gold, str):
-        return Verdict.failure("bad reference", reason=f"the reference must be a string, not {type(gold).__name__}")
+        return Verdict.failure(
+            "bad reference", reason=f"the reference must be a string, not {type(gold).__name__}"
+        )
     if not isinstance(pred, str):
         return Verdict.bad_format(f"the answer must be a string, not {type(pred).__name__}")
     if len(pred) > MAX_ANSWER_CHARS:
@@ -87,7 +89,7 @@ def math_equal(gold: str, pred: str, *, policy: MathPolicy = DEFAULT_POLICY) -> 
     try:
         result = _POOL.call(request, policy.timeout_s)
     except WorkerTimeout:
-        return Verdict.failure("timeout", reason=f"comparison ran past {policy.timeout_s} s")
+        return Verdict.timed_out(f"comparison ran past {policy.timeout_s} s")
     except WorkerCrashed as exc:
         return Verdict.failure(f"crash: {exc}", reason="the comparison failed")
     return _to_verdict(result)
@@ -111,7 +113,9 @@ _FAST = re.compile(
     rf"|(?P<p>\d+)\s*/\s*(?P<q>\d+)"
     rf"|\\[dt]?frac\{{\s*(?P<fsign>[-+]?)\s*(?P<fp>\d+)\s*\}}\{{\s*(?P<fq>\d+)\s*\}})\s*$"
 )
-_WRAPPER = re.compile(r"^\s*(?:\$|\\\(|\\\[)?\s*(?:\\boxed\{(?P<box>[^{}]*)\}|(?P<bare>[^$]*?))\s*(?:\$|\\\)|\\\])?\s*$")
+_WRAPPER = re.compile(
+    r"^\s*(?:\$|\\\(|\\\[)?\s*(?:\\boxed\{(?P<box>[^{}]*)\}|(?P<bare>[^$]*?))\s*(?:\$|\\\)|\\\])?\s*$"
+)
 
 
 def _plain_number(text: str) -> Fraction | None:

@@ -33,13 +33,8 @@ def run_jobs(jobs: list[Job]) -> list[ExecResult] | Verdict:
 def failed_run(result: ExecResult, what: str) -> Verdict:
     """The verdict for a submitted program that did not finish normally (timeout, crash, ...)."""
     if result.status in ("timeout", "memory", "output_limit", "killed"):
-        # the model's program ran out of a limit: wrong, and the limit is named in ``error``
-        return Verdict(
-            reward=0.0,
-            correct=False,
-            format_ok=True,
-            reason=f"{what}: {result.status}",
-            error=f"{result.status} after {result.wall_s:.2f}s",
-        )
+        # the model's program ran out of a limit: a wrong answer (the model's failure, not the
+        # verifier's), with the limit named in the reason
+        return Verdict.wrong(f"{what}: {result.status} after {result.wall_s:.2f}s")
     tail = result.stderr.strip().splitlines()[-1:] or [result.status]
     return Verdict.wrong(f"{what}: {result.status}: {tail[0][:200]}")

@@ -135,7 +135,10 @@ def check_equivalent(reference: str, text: str, timeout_ms: int = VERIFY_TIMEOUT
             f"not the weakest precondition ({too}): it differs at {state}", parsed=text
         ), effort
     if result != z3.unsat:
-        return Verdict.failure("z3 gave up comparing the precondition with the weakest one"), effort
+        return Verdict.timed_out(
+            reason="the verifier could not decide in time",
+            error="z3 gave up comparing the precondition with the weakest one",
+        ), effort
     return Verdict.right(parsed=text), effort
 
 

@@ -310,7 +310,9 @@ def check_invariant(
         if outcome == "counterexample":
             return Verdict.wrong(f"{name} fails, e.g. at {shown}", parsed=inv_text), effort
         if outcome == "unknown":
-            return Verdict.failure(f"z3 gave up checking {name}"), effort
+            return Verdict.timed_out(
+                reason="the verifier could not decide in time", error=f"z3 gave up checking {name}"
+            ), effort
     return Verdict.right(parsed=inv_text), effort
 
 

@@ -623,7 +623,7 @@ def check_proof(premises: list[Formula], conclusion: Formula, text: str) -> Verd
     started = time.monotonic()
     for line in lines:
         if time.monotonic() - started > VERIFY_SECONDS:
-            return Verdict.failure("timeout", reason=f"the check ran past {VERIFY_SECONDS} s")
+            return Verdict.timed_out(f"the check ran past {VERIFY_SECONDS} s")
         checker.formula[line.n] = line.formula
         try:
             checker.place(line, stack)

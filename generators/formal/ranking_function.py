@@ -103,7 +103,9 @@ def check_ranking(
         if outcome == "counterexample":
             return Verdict.wrong(f"not {name}, e.g. at {shown}", parsed=text), effort
         if outcome == "unknown":
-            return Verdict.failure(f"z3 gave up checking that r is {name}"), effort
+            return Verdict.timed_out(
+                reason="the verifier could not decide in time", error=f"z3 gave up checking that r is {name}"
+            ), effort
     return Verdict.right(parsed=text), effort
 
 

@@ -431,7 +431,7 @@ def check_response(task: Task, response: str, timeout_s: float) -> Verdict:
     try:
         result = worker.call(args, timeout_s)
     except worker.WorkerTimeout:
-        return Verdict.failure("timeout", reason=f"checking the answer ran past {timeout_s} s")
+        return Verdict.timed_out(f"checking the answer ran past {timeout_s} s")
     except worker.WorkerCrashed as exc:
         return Verdict.failure(f"crash: {exc}", reason="checking the answer failed")
     if result["error"] is not None:

@@ -231,13 +231,18 @@ def check_mus(clauses: Sequence[Clause], chosen: Sequence[int]) -> Verdict:
     shown = [k + 1 for k in chosen]
     status = checker.status(chosen)
     if status == "unknown":
-        return Verdict.failure("z3 timed out checking the chosen clauses")
+        return Verdict.timed_out(
+            reason="the verifier could not decide in time", error="z3 timed out checking the chosen clauses"
+        )
     if status == "sat":
         return Verdict.wrong("the chosen clauses are satisfiable together", parsed=shown)
     for k in chosen:
         status = checker.status([c for c in chosen if c != k])
         if status == "unknown":
-            return Verdict.failure(f"z3 timed out checking the set without clause {k + 1}")
+            return Verdict.timed_out(
+                reason="the verifier could not decide in time",
+                error=f"z3 timed out checking the set without clause {k + 1}",
+            )
         if status == "unsat":
             return Verdict.wrong(f"not minimal: still unsatisfiable without clause {k + 1}", parsed=shown)
     return Verdict.right(parsed=shown)

@@ -265,7 +265,7 @@ class Minesweeper(Family):
             return Verdict.wrong(f"{cell} is already open", parsed=list(cell))
         proven = provably_safe(k["rows"], k["cols"], k["mines"], task.metadata["opened"], cell)
         if proven is None:
-            return Verdict.failure("timeout", reason="the safety proof ran out of time")
+            return Verdict.timed_out("the safety proof ran out of time")
         if proven:
             return Verdict.right(parsed=list(cell))
         return Verdict.wrong(f"{cell} could hide a mine", parsed=list(cell))

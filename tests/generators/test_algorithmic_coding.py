@@ -117,5 +117,5 @@ def test_wrong_and_pathological_solutions() -> None:
         assert not verdict.correct and verdict.format_ok, code
     slow = "def solve(data):\n    while True:\n        pass\n"
     verdict = palaestra.verify(task, f"<answer>\n{slow}</answer>")
-    assert not verdict.correct and verdict.error is not None and "timeout" in verdict.error
+    assert verdict.status == "wrong" and "timeout" in verdict.reason and verdict.error is None
     assert not palaestra.verify(task, "<answer>\ndef main():\n    pass\n</answer>").format_ok
