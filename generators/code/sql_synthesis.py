@@ -26,7 +26,8 @@ import numpy as np
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.registry import Family, SolverRun, TaskDraft, family
-from palaestra.verifiers.extract import extract_answer
+
+from ._code_answer import SQL, extract_program
 
 MAX_VM_STEPS = 2_000_000
 MAX_ROWS = 2000
@@ -34,7 +35,6 @@ DEPTS = ("sales", "research", "support", "legal", "ops")
 CITIES = ("Oslo", "Lima", "Pune", "Kyiv", "Cairo", "Quito")
 NAMES = ("Ada", "Ben", "Cleo", "Dan", "Eva", "Finn", "Gus", "Hana", "Ivo", "Jin", "Kai", "Lea", "Mo", "Nia",
          "Oto", "Pia", "Quin", "Rui", "Sol", "Tao", "Uma", "Vic", "Wen", "Xia", "Yul", "Zoe")  # fmt: skip
-_FENCE = re.compile(r"```[ \t]*(?:sql)?[ \t]*\n(.*?)```", re.DOTALL | re.IGNORECASE)
 _ALLOWED = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE}
 
 
@@ -185,20 +185,18 @@ def same_result(got: list[tuple[Any, ...]], want: list[list[Any]], ordered: bool
     return Counter(got) == Counter(expected)
 
 
-def extract_sql(response: str) -> str | None:
-    extraction = extract_answer(response, pattern=_FENCE, allow_bare=False, max_chars=5000)
-    if not extraction.ok or extraction.text is None:
-        return None
-    text = extraction.text
-    fenced = _FENCE.search(text)
-    if fenced:
-        text = fenced.group(1)
+def extract_sql(response: str) -> tuple[str | None, str]:
+    """(query, "") or (None, why not): one SELECT (or WITH) statement, taken by the code-answer
+    rules (``_code_answer``: several different queries are a format error)."""
+    text, reason = extract_program(response, SQL, max_chars=5000)
+    if text is None:
+        return None, reason
     text = text.strip().rstrip(";").strip()
     if "\x00" in text:
-        return None
+        return None, "NUL character in the query"
     if not sqlite3.complete_statement(text + ";") or not re.match(r"(?is)^\s*(select|with)\b", text):
-        return None
-    return text
+        return None, "expected one SELECT query"
+    return text, ""
 
 
 # the weak writer's phrase book: English filter phrase -> WHERE condition on employees
@@ -283,9 +281,11 @@ class SqlSynthesis(Family):
         )
 
     def verify(self, task: Task, response: str) -> Verdict:
-        sql = extract_sql(response)
+        sql, reason = extract_sql(response)
         if sql is None:
-            return Verdict.bad_format("expected one SELECT query in <answer> tags or a ```sql block")
+            return Verdict.bad_format(
+                f"{reason}: answer with one SELECT query in <answer> tags or a ```sql block"
+            )
         meta = task.metadata
         for i, (db, want) in enumerate(zip(meta["databases"], meta["expected"], strict=True)):
             got = run_query(db, sql)
