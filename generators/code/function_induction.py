@@ -6,8 +6,10 @@ adjacent-pair operations, slices and strides; constants spread over the value ra
 step field changes the function, so the canonical hash (the pipeline) identifies the hidden
 function; the space is wide enough that two-step levels rarely repeat one. The prompt shows
 some examples; the verifier runs the submitted ``f`` in the shared sandbox on held-back inputs
-(edge cases: empty, one element, duplicates, negatives, longer lists) and requires every output
-to equal the hidden function's. The program is only parsed (``ast.parse``) in-process, to
+(edge cases: empty, one element, duplicates, negatives, extremes, longer lists; the shown
+examples; and inputs built to expose wrong programs: values on and next to every threshold after
+the earlier steps, see ``_hidden_inputs``) and requires every output to equal the hidden
+function's. The program is only parsed (``ast.parse``) in-process, to
 reject non-programs before any sandbox run.
 
 Generation: about 600 tasks/s at level 5 (CPU time, one core, on a loaded machine; no sandbox).
@@ -26,6 +28,7 @@ from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.sandbox import Job
 
 from ._code_answer import extract_code
+from ._hidden_inputs import killing_inputs, unique
 from ._pipeline import Step, apply, draw_input, draw_rich_pipeline, render, rich_steps
 from ._runner import failed_run, run_jobs
 
@@ -51,7 +54,13 @@ __palaestra_run()
 class FunctionInductionKnobs(Knobs):
     steps: int = knob(1, low=1, high=10, help="number of pipeline steps in the hidden function")
     shown: int = knob(6, low=2, high=20, help="number of examples shown in the prompt")
-    hidden: int = knob(12, low=4, high=50, help="number of held-back test inputs")
+    hidden: int = knob(
+        12,
+        low=4,
+        high=50,
+        help="number of random held-back test inputs (edge cases, the shown examples and inputs built "
+        "to expose wrong programs come on top)",
+    )
     value_range: int = knob(
         9,
         low=2,
@@ -100,6 +109,20 @@ def _inputs(
         length = int(rng.integers(2, 9 if not edge else 13))
         out.append(draw_input(rng, length, high))
     return out
+
+
+def hidden_inputs(
+    knobs: FunctionInductionKnobs, pipeline: list[Step], shown: list[list[int]], rng: np.random.Generator
+) -> list[list[int]]:
+    """Edge cases, random lists, extremes, the shown examples, then inputs built to kill wrong
+    programs (``_hidden_inputs``: values on and next to every threshold after the earlier steps,
+    the lengths where slices change, a mutation top-up)."""
+    width = 3 * knobs.value_range + 5
+    tests = _inputs(knobs, rng, knobs.hidden, edge=True)
+    tests += [[0], [-width, width, -1, 0, 1], [int(v) for v in rng.integers(-width, width + 1, size=25)]]
+    tests += shown
+    tests += killing_inputs(pipeline, tests, rng, width)
+    return unique(tests)
 
 
 def _informative(pipeline: list[Step], inputs: list[list[int]]) -> bool:
@@ -164,7 +187,7 @@ def _candidates(spread: int) -> list[list[Step]]:
     levels=LEVELS,
     description="Write a hidden list function from input/output examples; graded on held-back inputs in the sandbox.",
     verifier_kind="sandbox execution (hidden tests)",
-    version=2,
+    version=3,
 )
 class FunctionInduction(Family):
     def generate(self, knobs: FunctionInductionKnobs, rng: np.random.Generator) -> TaskDraft:
@@ -175,7 +198,7 @@ class FunctionInduction(Family):
                 break
         else:
             raise RuntimeError(f"could not draw a task for {knobs}")
-        hidden = _inputs(knobs, rng, knobs.hidden, edge=True)
+        hidden = hidden_inputs(knobs, pipeline, shown, rng)
         examples = "\n".join(f"f({xs}) == {apply(pipeline, xs)[0]}" for xs in shown)
         work = sum(apply(pipeline, xs)[1] for xs in shown + hidden)
         source = render(pipeline)
