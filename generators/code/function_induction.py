@@ -190,6 +190,8 @@ def _candidates(spread: int) -> list[list[Step]]:
     version=3,
 )
 class FunctionInduction(Family):
+    sandbox_preload = ("functools", "itertools", "json", "math")  # imported once by the shared sandbox
+
     def generate(self, knobs: FunctionInductionKnobs, rng: np.random.Generator) -> TaskDraft:
         for _ in range(5000):
             pipeline = draw_rich_pipeline(knobs.steps, rng, knobs.value_range)
