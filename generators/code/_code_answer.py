@@ -10,6 +10,8 @@ are a format error, never a silent choice of one:
 
 The same program repeated is fine (Python programs are compared by their syntax tree, so
 spacing and comments do not matter; SQL queries by their text up to spacing and a final ``;``).
+More than ``MAX_FENCES`` code blocks, or a block longer than the program limit, is a format
+error too (bounded work on hostile responses).
 Outside the tags, only fenced blocks that look like a program count (Python: it parses and
 defines the required function; SQL: it is a SELECT/WITH statement); a usage example such as
 ```` ```python\\nprint(f([1, 2]))\\n``` ```` is no second answer.
@@ -21,10 +23,12 @@ import ast
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from palaestra.verifiers.extract import extract_answer, find_answer_tags, normalize_space
 
 MAX_CODE_CHARS = 20_000
+MAX_FENCES = 20  # a response with more code fences is a format error (each one may be parsed)
 _FENCE = re.compile(r"```[ \t]*([\w+-]*)[ \t]*\n(.*?)```", re.DOTALL)
 
 
@@ -47,8 +51,14 @@ def _fenced(text: str, language: Language) -> list[tuple[int, int, str]]:
     ]
 
 
-def _distinct(programs: list[str], language: Language) -> int:
-    return len({language.key(p) for p in programs})
+def _several(programs: list[str], language: Language) -> bool:
+    """Do ``programs`` hold two different programs? (stops at the second one)"""
+    keys: set[object] = set()
+    for program in dict.fromkeys(programs):  # the same text is parsed once
+        keys.add(language.key(program))
+        if len(keys) > 1:
+            return True
+    return False
 
 
 def extract_program(
@@ -57,39 +67,44 @@ def extract_program(
     """(program text, "") or (None, why not): the rules of the module docstring."""
     if not isinstance(response, str):
         return None, "the response must be a string"
+    if response.count("```") > 2 * MAX_FENCES:
+        return None, f"more than {MAX_FENCES} code blocks"
     tags, tag_error = find_answer_tags(response)
     if tags or tag_error:
         extraction = extract_answer(response, allow_bare=False, max_chars=max_chars)
         if not extraction.ok or extraction.text is None:
             return None, extraction.error or "no program found"
         inside = [body for _, _, body in _fenced(extraction.text, language)]
-        if _distinct(inside, language) > 1:
+        if _several(inside, language):
             return None, f"several different {language.name} programs inside the <answer> tags"
         program = inside[-1] if inside else extraction.text
         outside = [
             body
-            for start, end, body in _fenced(response, language)
-            if not any(s <= start < e for s, e, _ in tags) and language.is_program(body)
+            for start, _, body in _fenced(response, language)
+            if len(body) <= max_chars
+            and not any(s <= start < e for s, e, _ in tags)
+            and language.is_program(body)
         ]
         if any(language.key(body) != language.key(program) for body in outside):
             return None, f"a different {language.name} program outside the <answer> tags"
         return program, ""
     blocks = [body for _, _, body in _fenced(response, language)]
+    if any(len(body) > max_chars for body in blocks):
+        return None, f"a code block is longer than {max_chars} characters"
     programs = [body for body in blocks if language.is_program(body)] or blocks
     if not programs:
         return None, f"no program found: put the {language.name} code in <answer>...</answer> tags"
-    if _distinct(programs, language) > 1:
+    if _several(programs, language):
         return None, f"several different {language.name} programs in fenced blocks"
-    program = programs[-1]
-    if len(program) > max_chars:
-        return None, f"the program is longer than {max_chars} characters"
-    return program, ""
+    return programs[-1], ""
 
 
 # ------------------------------------------------------------------------------ Python
 
 
+@lru_cache(maxsize=64)
 def _python_tree(code: str) -> ast.Module | None:
+    """The parsed program (cached: a response's blocks are looked at more than once)."""
     try:
         return ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):

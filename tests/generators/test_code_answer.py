@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 import palaestra
@@ -110,3 +112,17 @@ def test_extract_program_reports_why() -> None:
     assert extract_program("<answer>SELECT 1", SQL)[0] is None  # unclosed tag
     assert extract_program("```sql\nSELECT 1;\n```\n```sql\nselect 1\n```", SQL)[0] is None
     assert extract_program("```sql\nSELECT 1;\n```\n```sql\nSELECT  1\n```", SQL)[0] is not None
+
+
+def test_hostile_responses_are_refused_quickly() -> None:
+    program = "def f(xs):\n    return xs\n"
+    for response in (
+        f"```python\n{program}```\n" * 5000,  # thousands of blocks
+        "`" * 1_000_000,
+        "```python\n" + "x = 1\n" * 200_000 + "```",  # one block far over the program limit
+        "```python\n" + "(" * 100_000 + "```",
+    ):
+        start = time.process_time()
+        code, reason = extract_code(response, "f")
+        assert code is None and reason
+        assert time.process_time() - start < 0.5, reason
