@@ -937,6 +937,7 @@ class Tally:
     statuses: Counter = field(default_factory=Counter)
     survivors: list[dict[str, Any]] = field(default_factory=list)
     operators: Counter = field(default_factory=Counter)
+    equivalent_operators: Counter = field(default_factory=Counter)
 
     def add(self, other: Tally) -> None:
         self.mutants += other.mutants
@@ -947,6 +948,7 @@ class Tally:
         self.statuses.update(other.statuses)
         self.survivors += other.survivors
         self.operators.update(other.operators)
+        self.equivalent_operators.update(other.equivalent_operators)
 
     def row(self, survivors: int = 0) -> dict[str, Any]:
         row: dict[str, Any] = {
@@ -961,6 +963,7 @@ class Tally:
         if survivors:
             row["verdicts_of_differing"] = dict(sorted(self.statuses.items()))
             row["differing_by_operator"] = dict(sorted(self.operators.items()))
+            row["equivalent_by_operator"] = dict(sorted(self.equivalent_operators.items()))
             row["survivor_examples"] = self.survivors[:survivors]
         return row
 
@@ -1011,6 +1014,7 @@ def measure_task(family: str, task: Task, mutant_cap: int | None = None) -> Tall
                 tally.killed += 1
         else:
             tally.equivalent += 1
+            tally.equivalent_operators[mutant.operator] += 1
             tally.equivalent_refused += 0 if verdict.correct else 1
     return tally
 
