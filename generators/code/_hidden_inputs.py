@@ -15,9 +15,11 @@ computed by ``_pipeline.apply``) has the property:
 
 Then a mutation top-up: each structural mutant of the pipeline (a constant off by one, a
 comparison or clamp reversed, a sign flipped, a step dropped or two swapped) that the suite
-does not yet tell apart from the pipeline gets an input from the candidate pool that does, when
-one exists (a mutant no candidate separates is equivalent, or differs only far outside the
-searched range). Everything here runs our own interpreter on our own pipelines.
+does not yet tell apart from the pipeline gets an input that does, when one is found: where the
+mutant only changes element-wise steps, the values they treat differently are computed and
+planted (none: the mutant is equivalent on the searched range); otherwise random probes of four
+shapes are tried. ``benchmarks/mutation.py`` checks the result against an independent
+differential test. Everything here runs our own interpreter on our own pipelines.
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ rows on and next to every constant the query compares against (so ``>=`` for ``>
 off by one fails), in and out of the department or city it names (a dropped condition or AND for
 OR fails), repeated rows (a DISTINCT that merges them fails), group sizes around a HAVING bound,
 and a tie in the counts at a LIMIT cut (a missing tie-break fails). The prompt states what every
-database promises: no NULLs, every employee's department exists, any integer salaries and ages. Rows are compared as a multiset unless the description
-asks for an order. The submitted SQL runs in-process in sqlite3 on an in-memory copy under an
+database promises: no NULLs, every employee's department exists, any integer salaries and ages.
+Rows are compared as a multiset unless the description asks for an order. The submitted SQL runs in-process in sqlite3 on an in-memory copy under an
 authorizer that allows reading and SELECT only (no ATTACH, PRAGMA, writes), ``query_only``, a
 progress-handler step limit (so recursive CTEs and huge joins end), length limits and a row cap.
 
@@ -191,7 +191,7 @@ class _Employees:
         self.add(dept, salary, age, name)
 
 
-def _departments(query: Query, tier: int, rng: np.random.Generator) -> list[list[Any]]:
+def _departments(query: Query, rng: np.random.Generator) -> list[list[Any]]:
     """Every department; four distinct cities with two departments sharing one (so grouping by
     city and by department differ); for tier 5 the request's city holds one or two of them."""
     cities = [str(c) for c in rng.choice(CITIES, size=4, replace=False)]
@@ -211,7 +211,7 @@ def hidden_database(
     plus rows on and next to every constant the query compares against, in and out of the
     department or city it names, repeated rows (same name and values) where DISTINCT would
     wrongly merge them, group sizes around a HAVING bound, and ties at a LIMIT cut."""
-    departments = _departments(query, tier, rng)
+    departments = _departments(query, rng)
     city_of = {d: c for d, c, _ in departments}
     others = [d for d in DEPTS if d != query.dept]
     pick = lambda pool: pool[int(rng.integers(len(pool)))]  # noqa: E731
