@@ -24,7 +24,6 @@ COMMAND_MODULES: list[str] = [
     "palaestra.export",
     "palaestra.agents.eval",
     "palaestra.agents.cli",
-    "palaestra.server",
 ]
 
 EXIT_USAGE = 2
@@ -50,6 +49,15 @@ EXTRA_OF_MODULE: dict[str, str] = {
     "starlette": "server",
     "websockets": "server",
     "pettingzoo": "pettingzoo",
+}
+
+# Optional modules each command needs, checked before any work starts (a calibration run must not
+# fail at its final plot, an export not after generating).
+COMMAND_NEEDS: dict[str, tuple[str, ...]] = {
+    "export": ("pyarrow", "datasets"),
+    "verify-dataset": ("pyarrow",),
+    "calibrate": ("matplotlib",),
+    "eval": ("pyarrow", "matplotlib"),
 }
 
 
@@ -218,6 +226,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``palaestra`` console script; returns the exit status."""
     try:
         args = build_parser().parse_args(argv)
+        for module in COMMAND_NEEDS.get(args.command, ()):
+            importlib.import_module(module)  # ImportError -> one line naming the extra
         status = int(args.run(args) or 0)
         sys.stdout.flush()  # a closed pipe must fail here, inside the handler, not at exit
         return status

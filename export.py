@@ -58,6 +58,8 @@ import shutil
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -654,12 +656,24 @@ class _SimulatedCrash(BaseException):
     """Raised by the test hook ``_crash_after``: behaves like a kill (no cleanup)."""
 
 
+WORKER_DIED = (
+    "a worker process died before finishing its job. If you call export() or verify_dataset() with "
+    'num_proc > 1 from a script, put the call under `if __name__ == "__main__":` (worker processes '
+    "import the script, and without the guard each one starts the export again)"
+)
+
+
 class LocalEngine:
-    """Runs jobs in this process (``num_proc=1``) or a pool of forkserver worker processes."""
+    """Runs jobs in this process (``num_proc=1``) or a pool of forkserver worker processes.
+
+    A worker that dies (killed, or a script without a ``__main__`` guard) fails the run with one
+    clear ``ValueError`` instead of hanging: ``concurrent.futures`` marks such a pool broken,
+    where ``multiprocessing.Pool`` would restart the worker forever.
+    """
 
     def __init__(self, num_proc: int = 1) -> None:
         self.num_proc = num_proc
-        self._pool = None
+        self._pool: ProcessPoolExecutor | None = None
 
     def __enter__(self) -> LocalEngine:
         if self.num_proc > 1:
@@ -667,18 +681,33 @@ class LocalEngine:
             # with palaestra and pyarrow preloaded so each fork starts warm.
             ctx = multiprocessing.get_context("forkserver")
             ctx.set_forkserver_preload(["palaestra", "palaestra.export", "pyarrow"])
-            self._pool = ctx.Pool(self.num_proc, initializer=_ignore_sigint)
+            self._pool = ProcessPoolExecutor(self.num_proc, mp_context=ctx, initializer=_ignore_sigint)
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        if self._pool is not None:
-            self._pool.terminate()
-            self._pool.join()
+        if self._pool is None:
+            return
+        # Stop at once (Ctrl-C, an error): running jobs are abandoned, never waited for; every
+        # file they write appears by an atomic rename, so a rerun resumes cleanly.
+        workers = list((getattr(self._pool, "_processes", None) or {}).values())
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        for worker in workers:
+            worker.terminate()
+        for worker in workers:
+            worker.join()
 
     def imap(self, fn: Callable[[Any], Any], jobs: Sequence[Any]) -> Iterator[Any]:
         if self._pool is None:
             return map(fn, jobs)
-        return self._pool.imap_unordered(fn, jobs)
+        return self._completed(fn, jobs)
+
+    def _completed(self, fn: Callable[[Any], Any], jobs: Sequence[Any]) -> Iterator[Any]:
+        futures = [self._pool.submit(fn, job) for job in jobs]
+        try:
+            for future in as_completed(futures):
+                yield future.result()
+        except BrokenProcessPool:
+            raise ValueError(WORKER_DIED) from None
 
 
 def _ignore_sigint() -> None:

@@ -71,11 +71,24 @@ def completion_text(completion: Any) -> str:
     return ""
 
 
-def verify_batch(tasks: Sequence[Task], responses: Sequence[str]) -> list[Verdict]:
+def verify_batch(
+    tasks: Sequence[Task],
+    responses: Sequence[str],
+    *,
+    workers: int | None = None,
+    timeout_s: float | None = None,
+) -> list[Verdict]:
     """Grade a batch; every adapter and the server grade through this one function.
 
-    (When ``palaestra.verify_many`` lands, it replaces the loop below: one line.)
+    Without ``workers``/``timeout_s`` the verifiers run in this process (their own time bounds
+    apply); with either, in a pool of worker processes where each verdict is bounded by
+    ``timeout_s`` (default 10 s) and a crashing verifier cannot take the caller down.
+    (When ``palaestra.verify_many`` lands, it replaces this body: one line.)
     """
     if len(tasks) != len(responses):
         raise ValueError(f"{len(responses)} responses but {len(tasks)} tasks")
-    return [palaestra.verify(task, response) for task, response in zip(tasks, responses, strict=True)]
+    if workers is None and timeout_s is None:
+        return [palaestra.verify(task, response) for task, response in zip(tasks, responses, strict=True)]
+    from palaestra.integrations._pool import shared_pool
+
+    return shared_pool(workers).verify(tasks, responses, timeout_s=10.0 if timeout_s is None else timeout_s)

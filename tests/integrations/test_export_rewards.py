@@ -31,7 +31,9 @@ def export_rows(tmp_path_factory) -> list[dict]:
         "name": "rewards",
         "seed": 3,
         "calibration_samples": 0,
-        "mixture": [{"family": f, "levels": [1, 2], "counts": {"train": 3}} for f in MATH_FAMILIES + OTHER_FAMILIES],
+        "mixture": [
+            {"family": f, "levels": [1, 2], "counts": {"train": 3}} for f in MATH_FAMILIES + OTHER_FAMILIES
+        ],
     }
     out = ex.export(config, tmp_path_factory.mktemp("x") / "ds").path
     return list(datasets.load_from_disk(str(out))["train"])

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-import palaestra
+from palaestra.export import dedup_key, row_to_task
 from palaestra.integrations.trl import PalaestraToolEnv, make_reward, palaestra_reward, task_rows
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -16,24 +16,38 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 def test_rows_and_reward_grade_with_the_verifier():
     rows = task_rows(["expression"], 3, level=2)
     assert len(rows) == 3 and rows[0]["prompt"][-1]["role"] == "user"
-    tasks = [palaestra.Task.from_json(r["task"]) for r in rows]
+    tasks = [row_to_task(r) for r in rows]
     good = [f"<answer>{t.answer}</answer>" for t in tasks]
     bad = ["<answer>nan</answer>", "no answer", [{"role": "assistant", "content": "<answer>0.5</answer>"}]]
-    specs = [r["task"] for r in rows]
-    assert palaestra_reward(good, task=specs) == [1.0, 1.0, 1.0]
-    assert palaestra_reward(bad, task=specs) == [0.0, 0.0, 0.0]
+    columns = {"extra_info": [r["extra_info"] for r in rows]}
+    assert palaestra_reward(good, **columns) == [1.0, 1.0, 1.0]
+    assert palaestra_reward(bad, **columns) == [0.0, 0.0, 0.0]
     conversational = [[{"role": "assistant", "content": g}] for g in good]
-    assert palaestra_reward(conversational, task=specs) == [1.0, 1.0, 1.0]
-    assert make_reward(["other"])(good, task=specs) == [None, None, None]
-    test_rows = task_rows(["expression"], 3, level=2, split="test")
-    assert not {r["task"] for r in test_rows} & set(specs)
+    assert palaestra_reward(conversational, **columns) == [1.0, 1.0, 1.0]
+    assert make_reward(["other"])(good, **columns) == [None, None, None]
+    # rows written before extra_info carried the task record as a `task` column
+    assert palaestra_reward(good, task=[t.to_json() for t in tasks]) == [1.0, 1.0, 1.0]
     with pytest.raises(ValueError, match="unknown task family"):
         task_rows(["no_such_family"], 1)
 
 
+def test_rows_are_distinct_and_splits_disjoint_by_content():
+    """Regression: at expression level 1, 500 train rows held 148 distinct tasks, 91% of test
+    tasks were in train, and test seeds overlapped between calls with different n."""
+    train = task_rows(["expression"], 60, level=1)
+    test = task_rows(["expression"], 4, level=1, split="test")
+    keys = [dedup_key(row_to_task(r)) for r in train]
+    test_keys = [dedup_key(row_to_task(r)) for r in test]
+    assert len(set(keys)) == len(keys) and len(set(test_keys)) == len(test_keys)
+    assert not set(keys) & set(test_keys)
+    assert task_rows(["expression"], 2, level=1, split="test") == test[:2]  # a prefix, whatever n
+    with pytest.raises(ValueError, match="distinct"):
+        task_rows(["expression"], 500, level=1)  # the level has fewer distinct tasks than that
+
+
 def test_tool_env_gives_feedback_and_reward():
     row = task_rows(["expression"], 1, level=1)[0]
-    answer = palaestra.Task.from_json(row["task"]).answer
+    answer = row_to_task(row).answer
     env = PalaestraToolEnv()
     assert "submit_answer" in env.reset(**row)
     assert env.submit_answer(str(int(answer) + 1)).startswith("wrong")
@@ -61,9 +75,9 @@ def test_two_trl_grpo_steps_on_tiny_model(tmp_path):
     model = AutoModelForCausalLM.from_pretrained(path)
     calls = []
 
-    def counted_reward(completions, task, **kw):
+    def counted_reward(completions, **columns):
         calls.append(len(completions))
-        return palaestra_reward(completions, task=task)
+        return palaestra_reward(completions, **columns)
 
     class Steps(TrainerCallback):
         def __init__(self):
