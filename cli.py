@@ -24,6 +24,7 @@ COMMAND_MODULES: list[str] = [
     "palaestra.export",
     "palaestra.agents.eval",
     "palaestra.agents.cli",
+    "palaestra.server",
 ]
 
 EXIT_USAGE = 2
@@ -58,6 +59,7 @@ COMMAND_NEEDS: dict[str, tuple[str, ...]] = {
     "verify-dataset": ("pyarrow",),
     "calibrate": ("matplotlib",),
     "eval": ("pyarrow", "matplotlib"),
+    "serve": ("fastapi", "uvicorn"),
 }
 
 

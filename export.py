@@ -58,8 +58,6 @@ import shutil
 import sys
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -666,14 +664,14 @@ WORKER_DIED = (
 class LocalEngine:
     """Runs jobs in this process (``num_proc=1``) or a pool of forkserver worker processes.
 
-    A worker that dies (killed, or a script without a ``__main__`` guard) fails the run with one
-    clear ``ValueError`` instead of hanging: ``concurrent.futures`` marks such a pool broken,
-    where ``multiprocessing.Pool`` would restart the worker forever.
+    A worker that dies (killed, or a script without a ``__main__`` guard whose workers re-run
+    the export on import) fails the run with one clear ``ValueError`` instead of hanging:
+    ``multiprocessing.Pool`` would replace the worker and wait forever for the lost job.
     """
 
     def __init__(self, num_proc: int = 1) -> None:
         self.num_proc = num_proc
-        self._pool: ProcessPoolExecutor | None = None
+        self._pool = None
 
     def __enter__(self) -> LocalEngine:
         if self.num_proc > 1:
@@ -681,33 +679,34 @@ class LocalEngine:
             # with palaestra and pyarrow preloaded so each fork starts warm.
             ctx = multiprocessing.get_context("forkserver")
             ctx.set_forkserver_preload(["palaestra", "palaestra.export", "pyarrow"])
-            self._pool = ProcessPoolExecutor(self.num_proc, mp_context=ctx, initializer=_ignore_sigint)
+            self._pool = ctx.Pool(self.num_proc, initializer=_ignore_sigint)
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        if self._pool is None:
-            return
-        # Stop at once (Ctrl-C, an error): running jobs are abandoned, never waited for; every
-        # file they write appears by an atomic rename, so a rerun resumes cleanly.
-        workers = list((getattr(self._pool, "_processes", None) or {}).values())
-        self._pool.shutdown(wait=False, cancel_futures=True)
-        for worker in workers:
-            worker.terminate()
-        for worker in workers:
-            worker.join()
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()
 
     def imap(self, fn: Callable[[Any], Any], jobs: Sequence[Any]) -> Iterator[Any]:
         if self._pool is None:
             return map(fn, jobs)
-        return self._completed(fn, jobs)
+        return self._watched(self._pool.imap_unordered(fn, jobs))
 
-    def _completed(self, fn: Callable[[Any], Any], jobs: Sequence[Any]) -> Iterator[Any]:
-        futures = [self._pool.submit(fn, job) for job in jobs]
-        try:
-            for future in as_completed(futures):
-                yield future.result()
-        except BrokenProcessPool:
-            raise ValueError(WORKER_DIED) from None
+    def _watched(self, results: Any) -> Iterator[Any]:
+        workers = self._workers()
+        while True:
+            try:
+                yield results.next(timeout=1.0)
+            except StopIteration:
+                return
+            except multiprocessing.TimeoutError:
+                # Pool workers never exit on their own here (no maxtasksperchild): a changed
+                # set, or one that has exited, means a worker died and its job is lost.
+                if self._workers() != workers or any(p.exitcode is not None for p in self._pool._pool):
+                    raise ValueError(WORKER_DIED) from None
+
+    def _workers(self) -> set[int]:
+        return {p.pid for p in self._pool._pool}
 
 
 def _ignore_sigint() -> None:

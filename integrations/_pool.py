@@ -196,17 +196,20 @@ class VerifierPool:
                 verdict = worker.receive(job.timeout_s)
             except WorkerTimeout:  # past its deadline: kill, report this job, requeue the rest
                 reason = f"verification took longer than {job.timeout_s:g} s; the worker was stopped"
-                _settle(job, Verdict.timed_out(reason))
-                self._replace(index, requeue=batch[position + 1 :])
+                self._replace(index, requeue=batch[position + 1 :], timed_out=job, reason=reason)
                 return
             except WorkerCrashed:  # the worker died: its unfinished jobs run on the replacement
                 self._replace(index, requeue=batch[position:])
                 return
             _settle(job, verdict)
 
-    def _replace(self, index: int, requeue: list[_Job]) -> None:
+    def _replace(
+        self, index: int, requeue: list[_Job], timed_out: _Job | None = None, reason: str = ""
+    ) -> None:
         self.workers[index].kill()
         self.restarts += 1
+        if timed_out is not None:  # answered now, before the replacement's start-up
+            _settle(timed_out, Verdict.timed_out(reason))
         if not self._closed:
             self.workers[index] = _Worker()
         for job in requeue:

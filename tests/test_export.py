@@ -485,3 +485,19 @@ def test_docs_examples_run(index, tmp_path):
         [sys.executable, str(script)], capture_output=True, text=True, timeout=600, cwd=tmp_path
     )
     assert done.returncode == 0, done.stderr[-3000:]
+
+
+@pytest.mark.slow
+def test_a_script_without_a_main_guard_fails_clearly_instead_of_hanging(tmp_path):
+    """Regression: docs/export.md saved as a script (num_proc=2, no __main__ guard) hung."""
+    script = tmp_path / "unguarded.py"
+    script.write_text(
+        "from palaestra.export import export\n"
+        "config = {'calibration_samples': 0, 'mixture': [{'family': 'expression', 'level': 3, 'counts': {'train': 20}}]}\n"
+        f"export(config, {str(tmp_path / 'ds')!r}, num_proc=2)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path
+    )
+    assert done.returncode != 0
+    assert 'if __name__ == "__main__":' in done.stderr.splitlines()[-1]

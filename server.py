@@ -1,0 +1,326 @@
+"""``palaestra serve``: tasks, verification and the curriculum over HTTP, for trainers in other
+processes or languages (``pip install 'palaestra[server]'``).
+
+    palaestra serve --port 8000 --workers 4 --curriculum sudoku,countdown
+
+    POST /v1/tasks     {"family": "sudoku", "n": 8, "seed": 0, "level": 3}      -> {"tasks": [...]}
+    POST /v1/verify    {"items": [{"task": TASK, "response": "..."}], "timeout_s": 10}
+                                                          -> {"verdicts": [...], "rewards": [...]}
+    POST /v1/curriculum/next    {"n": 8}                  -> {"tasks": [...]}
+    POST /v1/curriculum/record  {"items": [{"task": TASK, "reward": 1.0}]}
+    GET  /v1/curriculum  (levels, solve rates)   GET /v1/families   GET /health
+
+``TASK`` is a task as ``/v1/tasks`` returns it, its JSON text, or a row's ``extra_info`` (an
+exported dataset's rows need no conversion). Verification runs in a pool of worker processes
+(:mod:`palaestra.integrations._pool`): requests from every client are batched together, each
+verdict is bounded by ``timeout_s``, a worker that hangs is killed and replaced (that item gets a
+``timeout`` verdict), and a worker that dies has its unfinished items re-run on its replacement.
+A request whose items cannot all be graded within ``max_wait_s`` gets ``timeout`` verdicts for the
+rest: the caller always gets an answer.
+
+:class:`Client` is a small standard-library client; :func:`remote_reward` turns a server into a
+TRL-style reward function.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Sequence
+from concurrent.futures import Future
+from typing import Any
+
+import palaestra
+from palaestra.core import Task, Verdict
+
+DEFAULT_TIMEOUT_S = 10.0
+MAX_ITEMS = 4096  # per request
+
+
+def create_app(
+    *,
+    workers: int = 2,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    max_wait_s: float = 120.0,
+    curriculum: Any = None,
+) -> Any:
+    """The FastAPI app (its verifier pool starts with the app and stops with it)."""
+    from contextlib import asynccontextmanager
+
+    from fastapi import FastAPI, HTTPException
+
+    from palaestra.integrations._common import completion_text, task_from_record
+    from palaestra.integrations._pool import VerifierPool
+
+    state: dict[str, Any] = {}
+
+    @asynccontextmanager
+    async def lifespan(app: Any):
+        loop = asyncio.get_running_loop()
+        state["pool"] = await loop.run_in_executor(None, lambda: VerifierPool(workers))
+        yield
+        await loop.run_in_executor(None, state["pool"].close)
+
+    app = FastAPI(title="palaestra", version=palaestra.__version__, lifespan=lifespan)
+    app.state.palaestra = state
+
+    def bad(message: str) -> HTTPException:
+        return HTTPException(status_code=400, detail=message)
+
+    def tasks_of(items: Any) -> list[Task]:
+        if not isinstance(items, list) or not 0 < len(items) <= MAX_ITEMS:
+            raise bad(f"'items' must be a list of 1..{MAX_ITEMS} objects")
+        tasks = []
+        for i, item in enumerate(items):
+            if not isinstance(item, dict) or "task" not in item:
+                raise bad(f"item {i} must be an object with 'task'")
+            try:
+                tasks.append(task_from_record(item["task"]))
+            except (ValueError, KeyError, TypeError) as exc:
+                raise bad(f"item {i}: {exc}") from None
+        return tasks
+
+    @app.get("/health")
+    async def health() -> dict[str, Any]:
+        pool = state["pool"]
+        return {
+            "status": "healthy",
+            "palaestra_version": palaestra.__version__,
+            "workers": pool.size,
+            "worker_restarts": pool.restarts,
+        }
+
+    @app.get("/v1/families")
+    async def families() -> dict[str, Any]:
+        return {
+            "families": [
+                {"name": n, "domain": palaestra.get(n).domain, "version": palaestra.get(n).version}
+                for n in palaestra.families()
+            ]
+        }
+
+    @app.post("/v1/tasks")
+    async def tasks(body: dict[str, Any]) -> dict[str, Any]:
+        n = body.get("n", 1)
+        if not isinstance(n, int) or not 0 < n <= MAX_ITEMS:
+            raise bad(f"'n' must be an integer in 1..{MAX_ITEMS}")
+        seed, knobs = body.get("seed", 0), body.get("knobs") or {}
+
+        def make() -> list[dict[str, Any]]:
+            return [
+                palaestra.make_task(
+                    body.get("family"), seed=seed + i, level=body.get("level"), **knobs
+                ).to_dict()
+                for i in range(n)
+            ]
+
+        try:
+            return {"tasks": await asyncio.get_running_loop().run_in_executor(None, make)}
+        except (ValueError, TypeError) as exc:
+            raise bad(str(exc)) from None
+
+    @app.post("/v1/verify")
+    async def verify(body: dict[str, Any]) -> dict[str, Any]:
+        items = body.get("items")
+        batch = tasks_of(items)
+        limit = float(body.get("timeout_s") or timeout_s)
+        if not 0 < limit <= 600:
+            raise bad("'timeout_s' must be in (0, 600]")
+        responses = [completion_text(item.get("response", "")) for item in items]
+        futures = [state["pool"].submit(t, r, limit) for t, r in zip(batch, responses, strict=True)]
+        verdicts = await _gather(futures, max_wait_s)
+        return {"verdicts": [v.to_dict() for v in verdicts], "rewards": [float(v.reward) for v in verdicts]}
+
+    if curriculum is not None:
+
+        @app.post("/v1/curriculum/next")
+        async def curriculum_next(body: dict[str, Any]) -> dict[str, Any]:
+            n = body.get("n", 1)
+            if not isinstance(n, int) or not 0 < n <= MAX_ITEMS:
+                raise bad(f"'n' must be an integer in 1..{MAX_ITEMS}")
+            family = body.get("family")
+            made = await asyncio.get_running_loop().run_in_executor(
+                None, lambda: [curriculum.next_task(family) for _ in range(n)]
+            )
+            return {"tasks": [t.to_dict() for t in made]}
+
+        @app.post("/v1/curriculum/record")
+        async def curriculum_record(body: dict[str, Any]) -> dict[str, Any]:
+            items = body.get("items")
+            batch = tasks_of(items)
+            try:
+                curriculum.record_batch(batch, [float(item["reward"]) for item in items])
+            except (KeyError, TypeError, ValueError) as exc:
+                raise bad(f"every item needs 'task' and a numeric 'reward': {exc}") from None
+            return {"levels": {f: curriculum.level(f) for f in curriculum.families}}
+
+        @app.get("/v1/curriculum")
+        async def curriculum_state() -> dict[str, Any]:
+            metrics = curriculum.metrics()
+            return {
+                "levels": {f: curriculum.level(f) for f in curriculum.families},
+                "metrics": {k: (None if v != v else v) for k, v in metrics.items()},  # NaN -> null
+                "events": curriculum.events[-100:],
+            }
+
+    return app
+
+
+async def _gather(futures: list[Future], max_wait_s: float) -> list[Verdict]:
+    """Every future's verdict; those not done within ``max_wait_s`` are cancelled and time out."""
+    wrapped = [asyncio.wrap_future(f) for f in futures]
+    done, _ = await asyncio.wait(wrapped, timeout=max_wait_s)
+    for future in futures:
+        future.cancel()  # no-op for finished ones; queued ones are skipped by the workers
+    busy = Verdict.timed_out(f"the server could not grade this within {max_wait_s:g} s (busy)")
+    return [w.result() if w in done and not w.cancelled() else busy for w in wrapped]
+
+
+# --------------------------------------------------------------------------------------------
+# Client
+# --------------------------------------------------------------------------------------------
+
+
+class Client:
+    """A standard-library client for ``palaestra serve`` (one keep-alive-free request per call)."""
+
+    def __init__(self, url: str = "http://127.0.0.1:8000", timeout_s: float = 300.0) -> None:
+        self.url, self.timeout_s = url.rstrip("/"), timeout_s
+
+    def _call(self, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(
+            self.url + path,
+            data=data,
+            headers={"Content-Type": "application/json"},
+            method="GET" if data is None else "POST",
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout_s) as reply:
+                return json.loads(reply.read())
+        except urllib.error.HTTPError as exc:
+            detail = exc.read().decode(errors="replace")[:500]
+            raise ValueError(f"palaestra server {exc.code} on {path}: {detail}") from None
+
+    def health(self) -> dict[str, Any]:
+        return self._call("/health")
+
+    def tasks(
+        self, family: str, n: int = 1, *, seed: int = 0, level: int | None = None, **knobs: Any
+    ) -> list[Task]:
+        body = {"family": family, "n": n, "seed": seed, "level": level, "knobs": knobs}
+        return [Task.from_dict(t) for t in self._call("/v1/tasks", body)["tasks"]]
+
+    def verify(
+        self, tasks: Sequence[Any], responses: Sequence[str], *, timeout_s: float | None = None
+    ) -> list[Verdict]:
+        items = [{"task": _record(t), "response": r} for t, r in zip(tasks, responses, strict=True)]
+        reply = self._call("/v1/verify", {"items": items, "timeout_s": timeout_s})
+        return [Verdict(**v) for v in reply["verdicts"]]
+
+    def next_tasks(self, n: int = 1, family: str | None = None) -> list[Task]:
+        return [
+            Task.from_dict(t) for t in self._call("/v1/curriculum/next", {"n": n, "family": family})["tasks"]
+        ]
+
+    def record(self, tasks: Sequence[Any], rewards: Sequence[float]) -> dict[str, int]:
+        items = [{"task": _record(t), "reward": float(r)} for t, r in zip(tasks, rewards, strict=True)]
+        return self._call("/v1/curriculum/record", {"items": items})["levels"]
+
+
+def _record(task: Any) -> Any:
+    return task.to_dict() if isinstance(task, Task) else task
+
+
+def remote_reward(url: str = "http://127.0.0.1:8000", *, timeout_s: float | None = None) -> Any:
+    """A TRL-style reward function graded by a palaestra server (rows need ``extra_info``)."""
+    from palaestra.integrations._common import completion_text
+
+    client = Client(url)
+
+    def palaestra_remote_reward(completions: list[Any], **columns: Any) -> list[float]:
+        records = columns.get("extra_info") or columns.get("task")
+        if records is None:
+            raise ValueError("remote_reward needs the rows' 'extra_info' (or 'task') column")
+        verdicts = client.verify(records, [completion_text(c) for c in completions], timeout_s=timeout_s)
+        return [float(v.reward) for v in verdicts]
+
+    return palaestra_remote_reward
+
+
+# --------------------------------------------------------------------------------------------
+# CLI
+# --------------------------------------------------------------------------------------------
+
+
+def serve(
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    *,
+    workers: int = 2,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    curriculum: Any = None,
+    openenv: str | None = None,
+) -> None:
+    """Run the server until interrupted (Ctrl-C stops it and its workers)."""
+    import uvicorn
+
+    if openenv:
+        from palaestra.integrations.openenv import create_openenv_app
+
+        app = create_openenv_app(openenv)
+    else:
+        app = create_app(workers=workers, timeout_s=timeout_s, curriculum=curriculum)
+    uvicorn.run(app, host=host, port=port, log_level="warning")
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    curriculum = None
+    if args.curriculum:
+        from palaestra.curriculum import Curriculum
+
+        curriculum = Curriculum([f.strip() for f in args.curriculum.split(",") if f.strip()], seed=args.seed)
+    if args.workers < 1 or args.timeout_s <= 0:
+        raise ValueError("--workers must be positive and --timeout-s greater than 0")
+    started = time.strftime("%H:%M:%S")
+    what = (
+        f"OpenEnv server for {args.openenv}"
+        if args.openenv
+        else f"verification server, {args.workers} workers"
+    )
+    print(f"[{started}] palaestra {what} on http://{args.host}:{args.port} (Ctrl-C stops)", flush=True)
+    serve(
+        args.host,
+        args.port,
+        workers=args.workers,
+        timeout_s=args.timeout_s,
+        curriculum=curriculum,
+        openenv=args.openenv,
+    )
+    return 0
+
+
+def add_cli(subparsers: Any) -> None:
+    p = subparsers.add_parser("serve", help="serve tasks, verification and the curriculum over HTTP")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default loopback only)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    p.add_argument("--workers", type=int, default=2, help="verifier worker processes")
+    p.add_argument("--timeout-s", type=float, default=DEFAULT_TIMEOUT_S, help="time bound per verification")
+    p.add_argument(
+        "--curriculum",
+        default=None,
+        metavar="FAMILIES",
+        help="comma-separated families: enables /v1/curriculum",
+    )
+    p.add_argument("--seed", type=int, default=0, help="curriculum task-stream seed")
+    p.add_argument(
+        "--openenv",
+        default=None,
+        metavar="ENV_ID",
+        help="serve this Gymnasium id as an OpenEnv server instead",
+    )
+    p.set_defaults(run=_cmd_serve)
