@@ -6,6 +6,7 @@ processes or languages (``pip install 'palaestra[server]'``).
     POST /v1/tasks     {"family": "sudoku", "n": 8, "seed": 0, "level": 3}      -> {"tasks": [...]}
     POST /v1/verify    {"items": [{"task": TASK, "response": "..."}], "timeout_s": 10}
                                                           -> {"verdicts": [...], "rewards": [...]}
+    POST /verify       NeMo Gym's resource-server verify: the row's fields + "response" -> + "reward"
     POST /v1/curriculum/next    {"n": 8}                  -> {"tasks": [...]}
     POST /v1/curriculum/record  {"items": [{"task": TASK, "reward": 1.0}]}
     GET  /v1/curriculum  (levels, solve rates)   GET /v1/families   GET /health
@@ -91,6 +92,7 @@ def create_app(
             "status": "healthy",
             "palaestra_version": palaestra.__version__,
             "workers": pool.size,
+            "worker_pids": pool.pids(),
             "worker_restarts": pool.restarts,
         }
 
@@ -134,6 +136,18 @@ def create_app(
         futures = [state["pool"].submit(t, r, limit) for t, r in zip(batch, responses, strict=True)]
         verdicts = await _gather(futures, max_wait_s)
         return {"verdicts": [v.to_dict() for v in verdicts], "rewards": [float(v.reward) for v in verdicts]}
+
+    @app.post("/verify")
+    async def nemo_gym_verify(body: dict[str, Any]) -> dict[str, Any]:
+        """NeMo Gym's resource-server route: the request echoed with ``reward`` added."""
+        from palaestra.integrations.nemo_gym import parse_verify_request
+
+        try:
+            task, text = parse_verify_request(body)
+        except (ValueError, KeyError, TypeError) as exc:
+            raise bad(str(exc)) from None
+        verdict = (await _gather([state["pool"].submit(task, text, timeout_s)], max_wait_s))[0]
+        return {**body, "reward": float(verdict.reward), "palaestra_verdict": verdict.to_dict()}
 
     if curriculum is not None:
 

@@ -22,6 +22,7 @@ import json
 import os
 import queue
 import threading
+import time
 from collections.abc import Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass, field
@@ -210,15 +211,19 @@ class VerifierPool:
         self.restarts += 1
         if timed_out is not None:  # answered now, before the replacement's start-up
             _settle(timed_out, Verdict.timed_out(reason))
-        if not self._closed:
-            self.workers[index] = _Worker()
-        for job in requeue:
+        for job in requeue:  # back to the queue first: the other workers take them meanwhile
             job.attempts += 1
             if job.attempts >= MAX_ATTEMPTS or self._closed:
                 error = f"verifier worker died {job.attempts} times on this job"
                 _settle(job, Verdict.failure(error=error, reason="the verifier process crashed"))
             else:
                 self._queue.put(job)
+        while not self._closed:  # start-up takes seconds: only this feeder waits
+            try:
+                self.workers[index] = _Worker()
+                return
+            except WorkerCrashed:  # could not start (memory?): try again, never leave the slot dead
+                time.sleep(1.0)
 
 
 def _settle(job: _Job, verdict: Verdict) -> None:
