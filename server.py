@@ -12,12 +12,12 @@ processes or languages (``pip install 'palaestra[server]'``).
     GET  /v1/curriculum  (levels, solve rates)   GET /v1/families   GET /health
 
 ``TASK`` is a task as ``/v1/tasks`` returns it, its JSON text, or a row's ``extra_info`` (an
-exported dataset's rows need no conversion). Verification runs in a pool of worker processes
-(:mod:`palaestra.integrations._pool`): requests from every client are batched together, each
-verdict is bounded by ``timeout_s``, a worker that hangs is killed and replaced (that item gets a
-``timeout`` verdict), and a worker that dies has its unfinished items re-run on its replacement.
-A request whose items cannot all be graded within ``max_wait_s`` gets ``timeout`` verdicts for the
-rest: the caller always gets an answer.
+exported dataset's rows need no conversion). Verification is :func:`palaestra.verify_many`, called
+from a thread per request: the requests of every client share its worker processes, each verdict
+is bounded by ``timeout_s`` (a verifier that hangs is killed with its worker: ``timeout``), and an
+item whose worker died under it (``verifier_error``) is graded once more on a fresh worker, so a
+killed worker loses no request. A request not graded within ``max_wait_s`` gets ``timeout``
+verdicts: the caller always gets an answer.
 
 :class:`Client` is a small standard-library client; :func:`remote_reward` turns a server into a
 TRL-style reward function.
@@ -32,7 +32,8 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Sequence
-from concurrent.futures import Future
+from concurrent.futures import ThreadPoolExecutor
+from functools import partial
 from typing import Any
 
 import palaestra
@@ -55,16 +56,28 @@ def create_app(
     from fastapi import FastAPI, HTTPException
 
     from palaestra.integrations._common import completion_text, task_from_record
-    from palaestra.integrations._pool import VerifierPool
 
-    state: dict[str, Any] = {}
+    state: dict[str, Any] = {"workers": workers}
 
     @asynccontextmanager
     async def lifespan(app: Any):
-        loop = asyncio.get_running_loop()
-        state["pool"] = await loop.run_in_executor(None, lambda: VerifierPool(workers))
+        # one thread per request in flight (each waits on verify_many's shared workers)
+        state["threads"] = ThreadPoolExecutor(max(32, 4 * workers), thread_name_prefix="palaestra-serve")
+        warm = [palaestra.make_task("expression", seed=0)]
+        await asyncio.get_running_loop().run_in_executor(
+            state["threads"], partial(_grade, warm, [""], workers, timeout_s)
+        )
         yield
-        await loop.run_in_executor(None, state["pool"].close)
+        state["threads"].shutdown(wait=False, cancel_futures=True)
+
+    async def grade(tasks: list[Task], responses: list[str], limit: float) -> list[Verdict]:
+        loop = asyncio.get_running_loop()
+        job = loop.run_in_executor(state["threads"], partial(_grade, tasks, responses, workers, limit))
+        try:
+            return await asyncio.wait_for(asyncio.shield(job), max_wait_s)
+        except asyncio.TimeoutError:
+            busy = Verdict.timed_out(f"the server could not grade this within {max_wait_s:g} s (busy)")
+            return [busy] * len(tasks)
 
     app = FastAPI(title="palaestra", version=palaestra.__version__, lifespan=lifespan)
     app.state.palaestra = state
@@ -87,13 +100,11 @@ def create_app(
 
     @app.get("/health")
     async def health() -> dict[str, Any]:
-        pool = state["pool"]
         return {
             "status": "healthy",
             "palaestra_version": palaestra.__version__,
-            "workers": pool.size,
-            "worker_pids": pool.pids(),
-            "worker_restarts": pool.restarts,
+            "workers": workers,
+            "worker_pids": worker_pids(),
         }
 
     @app.get("/v1/families")
@@ -133,8 +144,7 @@ def create_app(
         if not 0 < limit <= 600:
             raise bad("'timeout_s' must be in (0, 600]")
         responses = [completion_text(item.get("response", "")) for item in items]
-        futures = [state["pool"].submit(t, r, limit) for t, r in zip(batch, responses, strict=True)]
-        verdicts = await _gather(futures, max_wait_s)
+        verdicts = await grade(batch, responses, limit)
         return {"verdicts": [v.to_dict() for v in verdicts], "rewards": [float(v.reward) for v in verdicts]}
 
     @app.post("/verify")
@@ -146,7 +156,7 @@ def create_app(
             task, text = parse_verify_request(body)
         except (ValueError, KeyError, TypeError) as exc:
             raise bad(str(exc)) from None
-        verdict = (await _gather([state["pool"].submit(task, text, timeout_s)], max_wait_s))[0]
+        verdict = (await grade([task], [text], timeout_s))[0]
         return {**body, "reward": float(verdict.reward), "palaestra_verdict": verdict.to_dict()}
 
     if curriculum is not None:
@@ -184,14 +194,26 @@ def create_app(
     return app
 
 
-async def _gather(futures: list[Future], max_wait_s: float) -> list[Verdict]:
-    """Every future's verdict; those not done within ``max_wait_s`` are cancelled and time out."""
-    wrapped = [asyncio.wrap_future(f) for f in futures]
-    done, _ = await asyncio.wait(wrapped, timeout=max_wait_s)
-    for future in futures:
-        future.cancel()  # no-op for finished ones; queued ones are skipped by the workers
-    busy = Verdict.timed_out(f"the server could not grade this within {max_wait_s:g} s (busy)")
-    return [w.result() if w in done and not w.cancelled() else busy for w in wrapped]
+def _grade(tasks: list[Task], responses: list[str], workers: int, timeout_s: float) -> list[Verdict]:
+    """verify_many, then once more for items whose worker died under them (``verifier_error``)."""
+    from palaestra.integrations._common import verify_batch
+
+    verdicts = verify_batch(tasks, responses, workers=workers, timeout_s=timeout_s)
+    again = [i for i, v in enumerate(verdicts) if v.status == "verifier_error"]
+    if again:
+        retried = verify_batch(
+            [tasks[i] for i in again], [responses[i] for i in again], workers=workers, timeout_s=timeout_s
+        )
+        for i, verdict in zip(again, retried, strict=True):
+            verdicts[i] = verdict
+    return verdicts
+
+
+def worker_pids() -> list[int]:
+    """Process ids of verify_many's workers in this process (for operators and load tests)."""
+    from palaestra import batch
+
+    return [w.proc.pid for pool in list(batch._POOLS.values()) for w in pool.workers if w.proc is not None]
 
 
 # --------------------------------------------------------------------------------------------

@@ -3,7 +3,7 @@ killed mid-run that must lose no request.
 
     nice -n 5 python benchmarks/server_load.py            # -> benchmarks/results/server.json
 
-A server with ``--workers`` verifier processes is started on 127.0.0.1; ``--clients`` threads
+A server with ``--workers`` verifier processes (``palaestra.verify_many``'s) is started on 127.0.0.1; ``--clients`` threads
 send ``--requests`` POST /v1/verify requests in total (each a batch of ``--batch`` items mixing
 families, half reference answers and half wrong ones), over keep-alive connections. After a
 third of the requests one worker is killed with SIGKILL. Every verdict is compared with the
@@ -162,7 +162,8 @@ def run(args: argparse.Namespace) -> dict:
         "lost_or_wrong": len(lost),
         "lost_examples": lost[:5],
         "killed_worker_pid": victim,
-        "worker_restarts": health["worker_restarts"],
+        "worker_pids_after": health["worker_pids"],
+        "killed_worker_replaced": victim not in health["worker_pids"],
         "elapsed_s": round(elapsed, 2),
         "requests_per_s": round(answered / elapsed, 2),
         "verifications_per_s": round(answered * args.batch / elapsed, 1),

@@ -80,15 +80,8 @@ def verify_batch(
 ) -> list[Verdict]:
     """Grade a batch; every adapter and the server grade through this one function.
 
-    Without ``workers``/``timeout_s`` the verifiers run in this process (their own time bounds
-    apply); with either, in a pool of worker processes where each verdict is bounded by
-    ``timeout_s`` (default 10 s) and a crashing verifier cannot take the caller down.
-    (When ``palaestra.verify_many`` lands, it replaces this body: one line.)
+    It is :func:`palaestra.verify_many`: worker processes (one per core by default; ``workers=0``
+    grades in this thread), each verdict bounded by ``timeout_s``, sandboxed families on the
+    shared sandbox. Multi-turn adapters grading one answer at a time pass ``workers=0``.
     """
-    if len(tasks) != len(responses):
-        raise ValueError(f"{len(responses)} responses but {len(tasks)} tasks")
-    if workers is None and timeout_s is None:
-        return [palaestra.verify(task, response) for task, response in zip(tasks, responses, strict=True)]
-    from palaestra.integrations._pool import shared_pool
-
-    return shared_pool(workers).verify(tasks, responses, timeout_s=10.0 if timeout_s is None else timeout_s)
+    return palaestra.verify_many(tasks, responses, workers=workers, timeout_s=timeout_s)

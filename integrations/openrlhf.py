@@ -71,7 +71,7 @@ class AgentInstance(AgentInstanceBase):
 
     async def step(self, states: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
         task = task_from_record(states["label"])
-        verdict = verify_batch([task], [states.get("action_text") or ""])[0]
+        verdict = verify_batch([task], [states.get("action_text") or ""], workers=0)[0]
         self.attempts += 1
         done = verdict.correct or self.attempts >= self.max_attempts
         if verdict.correct:

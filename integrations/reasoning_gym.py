@@ -99,7 +99,7 @@ def score_answer(answer: str | None, entry: Mapping[str, Any]) -> float:
         return 0.0
     task = task_from_record(entry["metadata"]["task"])
     text = answer if "<answer>" in answer else f"<answer>{answer}</answer>"
-    return float(verify_batch([task], [text])[0].reward)
+    return float(verify_batch([task], [text], workers=0)[0].reward)
 
 
 def create_dataset(name: str, **kwargs: Any) -> PalaestraDataset:

@@ -45,7 +45,7 @@ def dataset_rows(
 
 def palaestra_reward(completion: Any, info: dict[str, Any], **kwargs: Any) -> float:
     """A verifiers reward function (arguments by name): the verifier's reward of the last answer."""
-    return float(verify_batch([task_from_record(info)], [completion_text(completion)])[0].reward)
+    return float(verify_batch([task_from_record(info)], [completion_text(completion)], workers=0)[0].reward)
 
 
 def load_environment(
@@ -99,7 +99,9 @@ def _feedback_env_class(vf: Any) -> type:
         async def env_response(
             self, messages: Any, state: dict[str, Any], **kwargs: Any
         ) -> tuple[list, dict]:
-            verdict = verify_batch([task_from_record(state["info"])], [completion_text(messages)])[0]
+            verdict = verify_batch([task_from_record(state["info"])], [completion_text(messages)], workers=0)[
+                0
+            ]
             state["palaestra_attempts"] = state.get("palaestra_attempts", 0) + 1
             state["palaestra_solved"] = verdict.correct
             left = self.max_attempts - state["palaestra_attempts"]

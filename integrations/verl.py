@@ -48,7 +48,7 @@ def compute_score(
         )
     if data_source and data_source.startswith("palaestra/") and data_source != f"palaestra/{task.family}":
         raise ValueError(f"data_source {data_source!r} disagrees with the task's family {task.family!r}")
-    verdict = verify_batch([task], [solution_str if isinstance(solution_str, str) else ""])[0]
+    verdict = verify_batch([task], [solution_str if isinstance(solution_str, str) else ""], workers=0)[0]
     return {
         "score": float(verdict.reward),
         "acc": bool(verdict.correct),
@@ -113,7 +113,7 @@ class PalaestraInteraction:
         answer = next(
             (m.get("content") or "" for m in reversed(messages) if m.get("role") == "assistant"), ""
         )
-        verdict = verify_batch([episode["task"]], [answer])[0]
+        verdict = verify_batch([episode["task"]], [answer], workers=0)[0]
         episode["attempts"] += 1
         episode["reward"] = float(verdict.reward)
         left = episode["max_attempts"] - episode["attempts"]
