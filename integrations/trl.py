@@ -287,9 +287,15 @@ def game_env_factory(env_id: str, **env_kwargs: Any) -> type[PalaestraGameEnv]:
 
 def use_tool_chat_template(tokenizer: Any) -> Any:
     """Give ``tokenizer`` a chat template that renders tool calls (TRL's Qwen3 template) when its
-    own cannot, so ``environment_factory`` works with any model, the tiny one included."""
-    from trl.chat_template_utils import qwen3_chat_template, supports_tool_calling
+    own cannot, and the matching response parser, so ``environment_factory`` works with any
+    model, the tiny one included."""
+    from trl.chat_template_utils import add_response_schema, qwen3_chat_template, supports_tool_calling
 
     if not supports_tool_calling(tokenizer):
         tokenizer.chat_template = qwen3_chat_template
+    if (
+        getattr(tokenizer, "response_template", None) is None
+        and getattr(tokenizer, "response_schema", None) is None
+    ):
+        tokenizer = add_response_schema(tokenizer)
     return tokenizer

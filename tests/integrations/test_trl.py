@@ -114,3 +114,86 @@ def test_two_trl_grpo_steps_on_tiny_model(tmp_path):
     assert trainer.state.global_step == 2
     assert sum(calls) >= 8  # the verifier graded every completion of both steps
     assert any("reward" in log for log in steps.logs)
+
+
+@pytest.mark.slow
+def test_environment_factory_runs_through_trl_on_the_tiny_model(tmp_path):
+    """Regression: environment_factory=PalaestraToolEnv failed with the tiny model (its chat template
+    cannot render tool calls, and 512 positions are too few for a prompt with a tool schema)."""
+    pytest.importorskip("torch")
+    trl = pytest.importorskip("trl")
+    pytest.importorskip("datasets")
+    from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
+
+    from palaestra.agents.tiny import build_tiny
+    from palaestra.integrations.trl import task_dataset, use_tool_chat_template
+
+    path = build_tiny()
+    tokenizer = use_tool_chat_template(AutoTokenizer.from_pretrained(path))
+    tokenizer.padding_side = "left"
+    config = AutoConfig.from_pretrained(path)
+    config.max_position_embeddings = 4096  # the tool schema and the task do not fit in 512
+    model = AutoModelForCausalLM.from_config(config)
+
+    resets = []
+
+    class RecordingToolEnv(PalaestraToolEnv):
+        def reset(self, **row):
+            opening = super().reset(**row)
+            resets.append(self.task.id)
+            return opening
+
+    # the template renders the tool and TRL's parser reads a call to it back
+    rendered = tokenizer.apply_chat_template(
+        [{"role": "user", "content": "2+2?"}], tools=[RecordingToolEnv().submit_answer], tokenize=False
+    )
+    assert "submit_answer" in rendered
+    call = '<tool_call>\n{"name": "submit_answer", "arguments": {"answer": "4"}}\n</tool_call><|im_end|>'
+    parsed = tokenizer.parse_response(call, prefix="")
+    assert parsed["tool_calls"][0]["function"]["name"] == "submit_answer"
+
+    rows = task_dataset(["expression"], 4, level=1)
+    args = trl.GRPOConfig(
+        output_dir=str(tmp_path / "trl"),
+        max_steps=1,
+        per_device_train_batch_size=4,
+        num_generations=4,
+        max_completion_length=8,
+        use_vllm=False,
+        use_cpu=True,
+        bf16=False,
+        report_to="none",
+        save_strategy="no",
+        seed=0,
+    )
+    trainer = trl.GRPOTrainer(
+        model=model,
+        args=args,
+        train_dataset=rows,
+        processing_class=tokenizer,
+        environment_factory=RecordingToolEnv,
+    )
+    trainer.train()
+    assert trainer.state.global_step == 1
+    assert set(resets) <= {row_to_task(r).id for r in rows} and len(resets) >= 4  # every rollout got its task
+
+
+def test_game_env_factory_plays_a_game_through_its_move_tool():
+    from palaestra.integrations.trl import game_env_factory
+
+    Nim = game_env_factory("palaestra/Nim-v0", level=1)
+    env = Nim()
+    opening = env.reset(seed=3)
+    assert "Nim" in opening
+    replies = []
+    while not env.done and len(replies) < 50:
+        game = env.env.unwrapped.game
+        replies.append(env.move(game.legal_moves()[0]))
+    assert env.done and "total reward" in replies[-1] and env.get_reward() in (-1.0, 1.0)
+    assert env.move("take 1 from A") == "the episode is over"
+    feedback = game_env_factory("palaestra/Feedback-v0", family="expression")()
+    row = task_rows(["expression"], 1, level=2)[0]
+    feedback.reset(**row)
+    assert feedback.env.unwrapped.task == row_to_task(row)  # the row's own task, not a fresh one
+    feedback.move(f"<answer>{row_to_task(row).answer}</answer>")
+    assert feedback.get_reward() == 1.0 and feedback.done
