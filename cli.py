@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -263,12 +264,28 @@ def missing_extra_message(exc: ImportError) -> str:
 def _quiet_broken_pipe() -> int:
     # The reader went away (`palaestra list | head`): stop quietly, as Unix tools do. Point stdout
     # at /dev/null so the interpreter's final flush does not raise a second BrokenPipeError.
-    import os
-
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
     return EXIT_BROKEN_PIPE
 
 
+def entry() -> None:
+    """The console script: ``main``, and on Ctrl-C an immediate exit.
+
+    Workers are already stopped when ``main`` returns 130; what is left is the interpreter's
+    teardown of sympy, z3 and pyarrow, seconds on a loaded machine, which Ctrl-C should not wait
+    for. In-process callers of ``main`` (tests, notebooks) are never cut short.
+    """
+    status = main()
+    if status == 130:
+        import gc
+
+        gc.collect()  # the stopped worker pool's semaphores are released by their finalizers
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
+    sys.exit(status)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

@@ -50,14 +50,14 @@ def create_app(
     max_wait_s: float = 120.0,
     curriculum: Any = None,
 ) -> Any:
-    """The FastAPI app (its verifier pool starts with the app and stops with it)."""
+    """The FastAPI app; verify_many's ``workers`` processes are warmed when it starts."""
     from contextlib import asynccontextmanager
 
     from fastapi import FastAPI, HTTPException
 
     from palaestra.integrations._common import completion_text, task_from_record
 
-    state: dict[str, Any] = {"workers": workers}
+    state: dict[str, Any] = {}
 
     @asynccontextmanager
     async def lifespan(app: Any):
@@ -80,7 +80,6 @@ def create_app(
             return [busy] * len(tasks)
 
     app = FastAPI(title="palaestra", version=palaestra.__version__, lifespan=lifespan)
-    app.state.palaestra = state
 
     def bad(message: str) -> HTTPException:
         return HTTPException(status_code=400, detail=message)

