@@ -41,10 +41,11 @@ MISSING = [
     ("yaml", ["export", "--config", "{dir}/mix.yaml", "--out", "{dir}/out"], "datasets"),
     ("pyarrow", ["verify-dataset", "{dir}"], "datasets"),
     ("matplotlib", ["calibrate", "expression", "--seeds", "1", "--out", "{dir}/cal"], "datasets"),
+    ("matplotlib", ["eval", "--suite", "{dir}", "--responses", "{dir}/r.jsonl"], "datasets"),
 ]
 
 
-@pytest.mark.parametrize("module,argv,extra", MISSING, ids=[m[0] for m in MISSING])
+@pytest.mark.parametrize("module,argv,extra", MISSING, ids=[f"{m[1][0]}-{m[0]}" for m in MISSING])
 def test_a_missing_extra_is_one_line_naming_it(
     module: str, argv: list[str], extra: str, tmp_path: Path
 ) -> None:
