@@ -40,6 +40,8 @@ __all__ = [
     "PalaestraGameEnv",
     "PalaestraToolEnv",
     "completion_text",
+    "curriculum_dataset",
+    "curriculum_reward",
     "format_reward",
     "game_env_factory",
     "make_reward",
@@ -156,6 +158,51 @@ def make_reward(families: Sequence[str] | None = None) -> Callable[..., list[flo
 
     reward.__name__ = "palaestra_" + ("_".join(sorted(allowed)) if allowed else "all")
     return reward
+
+
+# --------------------------------------------------------------------------------------------
+# Adaptive difficulty: a palaestra.curriculum.Curriculum driving a TRL run
+# --------------------------------------------------------------------------------------------
+
+
+_CURRICULA: dict[int, Any] = {}  # datasets pickles a stream's generator: it gets a key, not the object
+
+
+def curriculum_dataset(curriculum: Any, system_prompt: str | None = None) -> Any:
+    """An endless ``datasets.IterableDataset`` of rows drawn by ``curriculum.next_task()``.
+
+    Give TRL ``max_steps`` (the stream has no length) and ``shuffle_dataset=False`` (a shuffle
+    buffer would draw a thousand rows ahead, at the levels of the past).
+    """
+    from datasets import IterableDataset
+
+    from palaestra.export import features
+
+    _CURRICULA[id(curriculum)] = curriculum
+    kwargs = {"key": id(curriculum), "system_prompt": system_prompt}
+    return IterableDataset.from_generator(_curriculum_rows, features=features(), gen_kwargs=kwargs)
+
+
+def _curriculum_rows(key: int, system_prompt: str | None) -> Any:
+    curriculum = _CURRICULA[key]
+    while True:
+        yield task_to_row(curriculum.next_task(), "train", system_prompt)
+
+
+def curriculum_reward(
+    curriculum: Any, reward: Callable[..., list[float]] | None = None
+) -> Callable[..., list[float]]:
+    """``reward`` (default :func:`palaestra_reward`) that also records every graded completion in
+    ``curriculum``, so its levels follow the policy's solve rate."""
+    grade = reward or palaestra_reward
+
+    def recorded(completions: list[Any], **columns: Any) -> list[float]:
+        rewards = grade(completions, **columns)
+        curriculum.record_batch(tasks_from_columns(columns, len(completions)), rewards)
+        return rewards
+
+    recorded.__name__ = getattr(grade, "__name__", "palaestra_reward")
+    return recorded
 
 
 # --------------------------------------------------------------------------------------------

@@ -197,3 +197,50 @@ def test_game_env_factory_plays_a_game_through_its_move_tool():
     assert feedback.env.unwrapped.task == row_to_task(row)  # the row's own task, not a fresh one
     feedback.move(f"<answer>{row_to_task(row).answer}</answer>")
     assert feedback.get_reward() == 1.0 and feedback.done
+
+
+@pytest.mark.slow
+def test_curriculum_drives_a_trl_run(tmp_path):
+    """The standalone curriculum from TRL: rows drawn by next_task(), every graded completion
+    recorded by the reward; a reward of 1.0 for everything moves the level up."""
+    pytest.importorskip("torch")
+    trl = pytest.importorskip("trl")
+    pytest.importorskip("datasets")
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from palaestra.agents.tiny import build_tiny
+    from palaestra.curriculum import Curriculum
+    from palaestra.integrations.trl import curriculum_dataset, curriculum_reward
+
+    path = build_tiny()
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    tokenizer.padding_side = "left"
+    curriculum = Curriculum(["expression"], window=8)
+
+    def everything_solved(completions, **columns):
+        return [1.0] * len(completions)
+
+    args = trl.GRPOConfig(
+        output_dir=str(tmp_path / "trl"),
+        max_steps=2,
+        per_device_train_batch_size=4,
+        num_generations=4,
+        max_completion_length=4,
+        shuffle_dataset=False,
+        use_vllm=False,
+        use_cpu=True,
+        bf16=False,
+        report_to="none",
+        save_strategy="no",
+        seed=0,
+    )
+    trainer = trl.GRPOTrainer(
+        model=AutoModelForCausalLM.from_pretrained(path),
+        reward_funcs=[curriculum_reward(curriculum, everything_solved)],
+        args=args,
+        train_dataset=curriculum_dataset(curriculum),
+        processing_class=tokenizer,
+    )
+    trainer.train()
+    assert curriculum.state["expression"].attempts == 8  # 2 steps x 4 completions, all recorded
+    assert curriculum.level("expression") == 2 and curriculum.events[0]["to"] == 2
