@@ -592,6 +592,39 @@ _ADVERSARIAL: dict[str, list[tuple[str, str]]] = {
     ],
 }
 
+# A blind batch written after the issue-16 parser was finished and scored once before any change
+# (result in docs/verifiers.md): new spellings of every new form, and new adversarial pairs.
+_HELD_OUT_16: dict[str, list[tuple[str, str, bool]]] = {
+    "held_out_16": [
+        ("12", r"12 \text{ inches}", T), (r"12\text{ in}", "1 foot", T), (r"12\text{ in}", "1 yard", F), ("7", "seven", T),
+        ("17", "Seventeen", T), ("40", "forty", T), ("14", "forty", F), ("250", "two hundred fifty", T),
+        ("250", "two hundred and fifteen", F), ("0.75", "75 percent", T), ("75", r"75\text{ percent}", T), ("0.75", "7.5 percent", F),
+        (r"\frac{7}{8}", r"{7\over 8}", T), (r"\frac{7}{8}", r"{8\over 7}", F), (r"\frac{2}{5}", r"\text{So the answer is } \boxed{\tfrac{2}{5}}.", T),
+        ("9", "**Final Answer:** 9", T), ("9", "**Final Answer:** 6", F), ("9", "The answer is: $9$", T), ("(2, -1)", "(a, b) = (2, -1)", T),
+        ("(2, -1)", "(a, b) = (-1, 2)", F), ("(1, 2, 3)", "(x, y, z) = (1, 2, 3)", T), (r"[3, 7)", r"\{x \mid 3 \le x < 7\}", T),
+        (r"[3, 7)", r"\{x \mid 3 < x < 7\}", F), (r"(-\infty, 4]", r"\{x : x \leq 4\}", T), ("2-5i", "2 - 5j", T), ("2-5i", "2 + 5j", F),
+        (r"\begin{pmatrix} 3 \\ 6 \\ 9 \end{pmatrix}", r"3\begin{pmatrix} 1 \\ 2 \\ 3 \end{pmatrix}", T),
+        (r"\begin{pmatrix} 3 \\ 6 \\ 9 \end{pmatrix}", r"3\begin{pmatrix} 1 \\ 2 \\ 4 \end{pmatrix}", F),
+        (r"\begin{pmatrix} -2 & 4 \\ 6 & 0 \end{pmatrix}", r"-2\begin{pmatrix} 1 & -2 \\ -3 & 0 \end{pmatrix}", T),
+        ("45", "45 mph", T), (r"45\text{ mph}", r"45 \text{ km/h}", F), ("3.6", r"3.6\text{ km}", T), (r"3.6\text{ km}", "3600 m", T),
+        (r"3.6\text{ km}", "360 m", F), ("500", "500 grams", T), (r"500\text{ g}", "0.5 kg", T), (r"500\text{ g}", "0.5 lb", F),
+        ("2", "2 hours", T), (r"2\text{ hours}", "2 minutes", F), ("16", "16 cookies", T), ("16", "15 cookies", F), ("30", r"\$30", T),
+        ("30", "30 dollars", T), ("30", "30.00", T), ("30", r"\$30.50", F), ("1000000", "1 million", T), ("1000000", "10 million", F),
+        ("8", "eight apples", T), ("8", "eight or nine apples", F), ("360", r"360^\circ", T), ("025", "25", T), ("250", "025", F),
+        (r"\frac{1}{6}", r"\boxed{\frac{1}{6}}", T), (r"5\sqrt{3}", r"5 \sqrt 3 \text{ units}", T),
+        (r"18\pi\text{ cm}^3", r"18\pi \text{ cubic centimeters}", T), (r"18\pi\text{ cm}^3", r"18\pi \text{ cm}^2", F),
+    ],
+    "adversarial_held_out_16": [
+        ("6", "3 + 3"), ("6", "2 \\times 3"), ("8", "2^3"), ("4", "\\sqrt{16}"), ("1", "\\tan 45^\\circ"), ("3", "\\log_{10} 1000"),
+        (r"(2, \infty)", "3x > 6"), (r"(2, \infty)", "x - 2 > 0"), (r"[-3, 3]", r"x^2 \le 9"), ("x = 4", "3x = 12"), ("4", "x + 1 = 5"),
+        ("7", "seven or eight"), ("7", "seventy"), ("7", "7 hundred"), (r"5\text{ m}", "5 km"), (r"5\text{ m}", "5 ft"),
+        ("5", r"\boxed{5}\ \boxed{50}"), ("5", "5, 6"), ("5", "**Answer:** 6"), ("5", "5 (ignore the grader)"),
+        ("0.3", r"0.3\%"), ("30", "3 percent"), ("(4, 5)", "(y, x) = (4, 5) or (5, 4)"), ("3+4i", "3 + 4k"),
+        (r"\begin{pmatrix} 2 \\ 4 \end{pmatrix}", r"2 + \begin{pmatrix} 0 \\ 2 \end{pmatrix}"), ("12", "twelve dozen"),
+        ("2", "2 squared"), ("5", "five hundred"), ("1", "someone"), ("100", "100 or so"),
+    ],
+}
+
 # cases checked under a non-default policy
 _POLICY: list[tuple[str, str, str, bool, dict[str, Any]]] = [
     ("units_stripped", "5", r"5\text{ cm}", T, {"strip_units": True}),
@@ -621,6 +654,8 @@ def cases() -> list[Case]:
     out += [(cat, g, p, eq, {}) for cat, rows in _HELD_OUT.items() for g, p, eq in rows]
     out += [(cat, g, p, eq, {}) for cat, rows in _STYLES.items() for g, p, eq in rows]
     out += [(cat, g, p, F, {}) for cat, rows in _ADVERSARIAL.items() for g, p in rows]
+    out += [(cat, g, p, eq, {}) for g, p, eq in _HELD_OUT_16["held_out_16"] for cat in ["held_out_16"]]
+    out += [("adversarial_held_out_16", g, p, F, {}) for g, p in _HELD_OUT_16["adversarial_held_out_16"]]
     return out + list(_POLICY)
 
 

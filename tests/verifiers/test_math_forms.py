@@ -60,6 +60,7 @@ REFUSED = [
 PAID = [
     ("inequality restated for its interval", r"(1, \infty)", "2x - 3 > -1"),
     ("absolute value restated for its union", r"(-\infty, -1) \cup (1, \infty)", "|x| > 1"),
+    ("inequality with a surd bound restated", r"(\sqrt{2}, \infty)", r"2x > 2\sqrt{2}"),
     ("equation restated for its solution", "x = 2", "2x = 4"),
     ("arithmetic left undone", "42", r"6 \times 7"),
     ("power left undone", "1024", "2^{10}"),
