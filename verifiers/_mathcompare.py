@@ -207,8 +207,14 @@ def _rebuilt(node: Any, children: tuple[Any, ...]) -> Any:
 
 
 def _scalars(node: Any) -> list[sympy.Expr]:
+    """Every scalar inside an answer (list items, tuple entries, relation sides, matrix entries)."""
     found: list[sympy.Expr] = []
-    map_numbers(node, lambda e: found.append(e) or e, constants_only=False)
+
+    def keep(expr: sympy.Expr) -> sympy.Expr:
+        found.append(expr)
+        return expr
+
+    map_numbers(node, keep, constants_only=False)
     return found
 
 
