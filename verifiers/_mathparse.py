@@ -1274,11 +1274,11 @@ def parse_answer(text: str, options: Options | None = None) -> Any:
 def read_answer(text: str, options: Options | None = None) -> Answer:
     """Parse one answer, with its units and :class:`Form` (raises :class:`ParseError`)."""
     options = options or Options()
-    if len(text) > MAX_CHARS:
-        raise ParseError(f"answer longer than {MAX_CHARS} characters")
     try:
         if options.words:
-            text = _mathwords.unwrap_answer(text)
+            text = _mathwords.unwrap_answer(text)  # linear: a long sentence may hold a short box
+        if len(text) > MAX_CHARS:
+            raise ParseError(f"answer longer than {MAX_CHARS} characters")
         cleaned = normalize(text, thousands=options.thousands)
         if not cleaned:
             raise ParseError("empty answer")

@@ -36,22 +36,21 @@ class ParseError(ValueError):
 # ------------------------------------------------------------------------------------------
 
 _BOLD = re.compile(r"(?<![\w)}*])\*\*(?=\S)(.+?)(?<=\S)\*\*(?![\w({*])")
-_HEADING = re.compile(r"^\s*#+\s*", re.MULTILINE)
+_HEADING = re.compile(r"^[ \t]*#+[ \t]*", re.MULTILINE)
 _LEAD = re.compile(
     r"^\s*(?:(?:therefore|thus|hence|so)\s*,?\s*)?(?:the\s+)?(?:final\s+)?(?:answer|solution|result)\s*"
     r"(?:is\b|:|=)\s*:?\s*",
     re.IGNORECASE,
 )
 _BOLD_LEAD = re.compile(r"\\text(?:bf|it|rm)?\s*\{\s*((?:final\s+)?answer\s*:?)\s*\}", re.IGNORECASE)
-_HOPE = re.compile(r"\s*I hope it is correct\.?\s*$", re.IGNORECASE)
+_HOPE = re.compile(r"I hope it is correct\.?$", re.IGNORECASE)
 
 
 def strip_lead(text: str) -> str:
     """``Answer: 3``, ``Final Answer: The final answer is 3`` and ``Therefore, the answer is 3``
     mean 3 (one lead phrase after another); a trailing period ends a sentence."""
-    previous = None
-    while previous != text:
-        previous, text = text, _LEAD.sub("", text, count=1)
+    for _ in range(3):  # "Final Answer: The final answer is 3" has two
+        text = _LEAD.sub("", text, count=1)
     text = text.strip()
     return text[:-1].rstrip() if text.endswith(".") and not text.endswith("..") else text
 
@@ -71,8 +70,9 @@ def unwrap_answer(text: str) -> str:
         text = boxes[-1][2]
     text = _BOLD.sub(r"\1", text)
     text = _BOLD_LEAD.sub(r"\1", text)
-    text = _HEADING.sub("", text)
-    text = _HOPE.sub("", text)
+    text = _HEADING.sub("", text).rstrip()
+    hope = _HOPE.search(text, max(0, len(text) - 40))  # only ever the last words
+    text = text[: hope.start()] if hope else text
     return strip_lead(text)
 
 

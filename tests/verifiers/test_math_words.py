@@ -130,6 +130,20 @@ def test_unwrap_answer(text: str, answer: str) -> None:
     assert _mathwords.unwrap_answer(text) == answer
 
 
+@pytest.mark.parametrize(
+    "text", [" " * 100_000 + "x", "\n" * 100_000 + "x", "#" * 100_000, "**" * 50_000, "answer is " * 10_000]
+)
+def test_unwrap_is_linear_on_hostile_sentences(text: str) -> None:
+    import time
+
+    start = time.process_time()
+    try:
+        _mathwords.unwrap_answer(text)
+    except ParseError:
+        pass
+    assert time.process_time() - start < 1.0  # quadratic regexes took minutes here
+
+
 def test_unwrap_refuses_two_different_boxes() -> None:
     with pytest.raises(ParseError):
         _mathwords.unwrap_answer(r"$\boxed{5}$ or $\boxed{6}$")
