@@ -51,11 +51,18 @@ def test_bad_requests_are_one_clear_400(client):
 
 
 def test_a_verification_past_its_bound_times_out_and_the_worker_is_replaced(client):
-    task = palaestra.make_task("sudoku", seed=1, level=6)
+    # unsat_core at level 10 takes ~20 ms of CPU per verification, far past a 0.1 ms bound; a
+    # verdict can still be in by the time a descheduled server thread looks, so up to 3 tries
+    task = palaestra.make_task("unsat_core", seed=1, level=10)
     item = {"task": task.to_dict(), "response": reference(task)}
     before = set(client.get("/health").json()["worker_pids"])
-    reply = client.post("/v1/verify", json={"items": [item], "timeout_s": 1e-4}).json()
-    assert reply["verdicts"][0]["status"] == "timeout" and reply["rewards"] == [0.0]
+    for _ in range(3):
+        reply = client.post("/v1/verify", json={"items": [item] * 3, "timeout_s": 1e-4}).json()
+        statuses = [v["status"] for v in reply["verdicts"]]
+        if "timeout" in statuses:
+            break
+    assert "timeout" in statuses and set(statuses) <= {"timeout", "correct"}
+    assert reply["rewards"] == [1.0 if status == "correct" else 0.0 for status in statuses]
     assert client.post("/v1/verify", json={"items": [item]}).json()["rewards"] == [
         1.0
     ]  # a fresh worker serves

@@ -13,6 +13,38 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
+@pytest.fixture
+def tiny_trl():
+    """TRL, the tiny model's folder and its tokenizer (left padding, as GRPO generates)."""
+    pytest.importorskip("torch")
+    trl = pytest.importorskip("trl")
+    pytest.importorskip("datasets")
+    from transformers import AutoTokenizer
+
+    from palaestra.agents.tiny import build_tiny
+
+    path = build_tiny()
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    tokenizer.padding_side = "left"
+    return trl, path, tokenizer
+
+
+def cpu_grpo_config(trl, tmp_path, **overrides):
+    """A GRPOConfig for a few steps of the tiny model on CPU (transformers generation)."""
+    settings = {
+        "output_dir": str(tmp_path / "trl"),
+        "per_device_train_batch_size": 4,
+        "num_generations": 4,
+        "use_vllm": False,
+        "use_cpu": True,
+        "bf16": False,
+        "report_to": "none",
+        "save_strategy": "no",
+        "seed": 0,
+    }
+    return trl.GRPOConfig(**(settings | overrides))
+
+
 def test_rows_and_reward_grade_with_the_verifier():
     rows = task_rows(["expression"], 3, level=2)
     assert len(rows) == 3 and rows[0]["prompt"][-1]["role"] == "user"
@@ -60,18 +92,12 @@ def test_tool_env_gives_feedback_and_reward():
     assert env.submit_answer(str(answer)) == "no attempts left" and env.get_reward() == 0.0
 
 
-def test_two_trl_grpo_steps_on_tiny_model(tmp_path):
-    pytest.importorskip("torch")
-    trl = pytest.importorskip("trl")
-    pytest.importorskip("datasets")
-    from transformers import AutoModelForCausalLM, AutoTokenizer, TrainerCallback
+def test_two_trl_grpo_steps_on_tiny_model(tmp_path, tiny_trl):
+    from transformers import AutoModelForCausalLM, TrainerCallback
 
-    from palaestra.agents.tiny import build_tiny
     from palaestra.integrations.trl import task_dataset
 
-    path = build_tiny()
-    tokenizer = AutoTokenizer.from_pretrained(path)
-    tokenizer.padding_side = "left"
+    trl, path, tokenizer = tiny_trl
     model = AutoModelForCausalLM.from_pretrained(path)
     calls = []
 
@@ -87,20 +113,8 @@ def test_two_trl_grpo_steps_on_tiny_model(tmp_path):
             self.logs.append(dict(logs or {}))
 
     steps = Steps()
-    args = trl.GRPOConfig(
-        output_dir=str(tmp_path / "trl"),
-        max_steps=2,
-        per_device_train_batch_size=4,
-        num_generations=4,
-        max_completion_length=8,
-        learning_rate=1e-3,
-        use_vllm=False,
-        use_cpu=True,
-        bf16=False,
-        logging_steps=1,
-        report_to="none",
-        save_strategy="no",
-        seed=0,
+    args = cpu_grpo_config(
+        trl, tmp_path, max_steps=2, max_completion_length=8, learning_rate=1e-3, logging_steps=1
     )
     trainer = trl.GRPOTrainer(
         model=model,
@@ -117,20 +131,15 @@ def test_two_trl_grpo_steps_on_tiny_model(tmp_path):
 
 
 @pytest.mark.slow
-def test_environment_factory_runs_through_trl_on_the_tiny_model(tmp_path):
+def test_environment_factory_runs_through_trl_on_the_tiny_model(tmp_path, tiny_trl):
     """Regression: environment_factory=PalaestraToolEnv failed with the tiny model (its chat template
     cannot render tool calls, and 512 positions are too few for a prompt with a tool schema)."""
-    pytest.importorskip("torch")
-    trl = pytest.importorskip("trl")
-    pytest.importorskip("datasets")
-    from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoConfig, AutoModelForCausalLM
 
-    from palaestra.agents.tiny import build_tiny
     from palaestra.integrations.trl import task_dataset, use_tool_chat_template
 
-    path = build_tiny()
-    tokenizer = use_tool_chat_template(AutoTokenizer.from_pretrained(path))
-    tokenizer.padding_side = "left"
+    trl, path, tokenizer = tiny_trl
+    tokenizer = use_tool_chat_template(tokenizer)
     config = AutoConfig.from_pretrained(path)
     config.max_position_embeddings = 4096  # the tool schema and the task do not fit in 512
     model = AutoModelForCausalLM.from_config(config)
@@ -153,19 +162,7 @@ def test_environment_factory_runs_through_trl_on_the_tiny_model(tmp_path):
     assert parsed["tool_calls"][0]["function"]["name"] == "submit_answer"
 
     rows = task_dataset(["expression"], 4, level=1)
-    args = trl.GRPOConfig(
-        output_dir=str(tmp_path / "trl"),
-        max_steps=1,
-        per_device_train_batch_size=4,
-        num_generations=4,
-        max_completion_length=8,
-        use_vllm=False,
-        use_cpu=True,
-        bf16=False,
-        report_to="none",
-        save_strategy="no",
-        seed=0,
-    )
+    args = cpu_grpo_config(trl, tmp_path, max_steps=1, max_completion_length=8)
     trainer = trl.GRPOTrainer(
         model=model,
         args=args,
@@ -200,40 +197,21 @@ def test_game_env_factory_plays_a_game_through_its_move_tool():
 
 
 @pytest.mark.slow
-def test_curriculum_drives_a_trl_run(tmp_path):
+def test_curriculum_drives_a_trl_run(tmp_path, tiny_trl):
     """The standalone curriculum from TRL: rows drawn by next_task(), every graded completion
     recorded by the reward; a reward of 1.0 for everything moves the level up."""
-    pytest.importorskip("torch")
-    trl = pytest.importorskip("trl")
-    pytest.importorskip("datasets")
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM
 
-    from palaestra.agents.tiny import build_tiny
     from palaestra.curriculum import Curriculum
     from palaestra.integrations.trl import curriculum_dataset, curriculum_reward
 
-    path = build_tiny()
-    tokenizer = AutoTokenizer.from_pretrained(path)
-    tokenizer.padding_side = "left"
+    trl, path, tokenizer = tiny_trl
     curriculum = Curriculum(["expression"], window=8)
 
     def everything_solved(completions, **columns):
         return [1.0] * len(completions)
 
-    args = trl.GRPOConfig(
-        output_dir=str(tmp_path / "trl"),
-        max_steps=2,
-        per_device_train_batch_size=4,
-        num_generations=4,
-        max_completion_length=4,
-        shuffle_dataset=False,
-        use_vllm=False,
-        use_cpu=True,
-        bf16=False,
-        report_to="none",
-        save_strategy="no",
-        seed=0,
-    )
+    args = cpu_grpo_config(trl, tmp_path, max_steps=2, max_completion_length=4, shuffle_dataset=False)
     trainer = trl.GRPOTrainer(
         model=AutoModelForCausalLM.from_pretrained(path),
         reward_funcs=[curriculum_reward(curriculum, everything_solved)],
