@@ -84,13 +84,16 @@ def test_a_families_run_merges_into_the_file(
 ) -> None:
     out = tmp_path / "generation.json"
     out.write_text(json.dumps(_stored()))
-    argv = ["generation.py", "--families", "expression", "--seconds", "0.05", "--max-items", "3"]
+    argv = ["generation.py", "--families", "expression", "--seeds", "3"]
     monkeypatch.setattr(sys, "argv", [*argv, "--out", str(out)])
     generation.main()
     written = json.loads(out.read_text())
     assert list(written["families"]) == ["zebra", "sokoban", "expression"]
     assert set(written["families"]["expression"]) == {"level_1", "level_5", "level_10"}
-    assert written["families"]["expression"]["level_5"]["tasks"] >= 1
+    level_5 = written["families"]["expression"]["level_5"]
+    assert level_5["tasks"] == 3 and "disagreements" not in level_5
+    assert set(level_5["verification"]) == {"right", "wrong", "model"}
+    assert level_5["generation"]["median_ms"] > 0
     assert written["partial_runs"][-1]["families"] == ["expression"]
 
 
