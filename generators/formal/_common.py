@@ -16,6 +16,8 @@ from collections.abc import Sequence
 
 import z3
 
+from palaestra.core import Verdict
+
 ANSWER_LINE = r"(?im)^\s*(?:final\s+)?answer\s*(?:is)?\s*[:=]\s*(.+?)\s*$"
 VERIFY_TIMEOUT_MS = 5_000  # per z3 call made while grading one response
 MAX_NUMBER_DIGITS = 40
@@ -180,3 +182,25 @@ def decide_valid(claim: z3.BoolRef, timeout_ms: int = VERIFY_TIMEOUT_MS) -> str:
         solver.add(z3.Not(claim))
         result = solver.check()
     return "invalid" if result == z3.sat else "valid" if result == z3.unsat else "unknown"
+
+
+def verdict_on_conditions(
+    claims: Sequence[tuple[str, z3.BoolRef]],
+    parsed: str,
+    *,
+    fails: str,
+    gives_up: str,
+    timeout_ms: int = VERIFY_TIMEOUT_MS,
+) -> Verdict:
+    """Right when every claim is valid (decided in order by :func:`decide_valid`); otherwise
+    wrong with ``fails``, or timed out with ``gives_up``, formatted with the first failing
+    claim's ``{name}``. Decisions only: the verdict never depends on a context's history."""
+    for name, claim in claims:
+        outcome = decide_valid(claim, timeout_ms)
+        if outcome == "invalid":
+            return Verdict.wrong(fails.format(name=name), parsed=parsed)
+        if outcome == "unknown":
+            return Verdict.timed_out(
+                reason="the verifier could not decide in time", error=gives_up.format(name=name)
+            )
+    return Verdict.right(parsed=parsed)

@@ -23,7 +23,12 @@ import numpy as np
 import z3
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
-from palaestra.generators.formal._common import VERIFY_TIMEOUT_MS, decide_valid, prove_valid, thread_context
+from palaestra.generators.formal._common import (
+    VERIFY_TIMEOUT_MS,
+    prove_valid,
+    thread_context,
+    verdict_on_conditions,
+)
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
 
@@ -326,15 +331,9 @@ def verify_invariant(meta: dict[str, Any], inv_text: str, timeout_ms: int = VERI
         claims = conditions(meta, inv_text, thread_context())
     except (ParseError, z3.Z3Exception) as exc:
         return Verdict.bad_format(f"cannot read the invariant: {exc}")
-    for name, claim in claims:
-        outcome = decide_valid(claim, timeout_ms)
-        if outcome == "invalid":
-            return Verdict.wrong(f"{name} fails", parsed=inv_text)
-        if outcome == "unknown":
-            return Verdict.timed_out(
-                reason="the verifier could not decide in time", error=f"z3 gave up checking {name}"
-            )
-    return Verdict.right(parsed=inv_text)
+    return verdict_on_conditions(
+        claims, inv_text, fails="{name} fails", gives_up="z3 gave up checking {name}", timeout_ms=timeout_ms
+    )
 
 
 def reference_invariant(meta: dict[str, Any]) -> str:

@@ -22,7 +22,12 @@ import numpy as np
 import z3
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
-from palaestra.generators.formal._common import VERIFY_TIMEOUT_MS, decide_valid, prove_valid, thread_context
+from palaestra.generators.formal._common import (
+    VERIFY_TIMEOUT_MS,
+    prove_valid,
+    thread_context,
+    verdict_on_conditions,
+)
 from palaestra.generators.formal.loop_invariant import ParseError, _Parser, tokenize
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
@@ -124,15 +129,13 @@ def verify_ranking(meta: dict[str, Any], text: str, timeout_ms: int = VERIFY_TIM
         claims = ranking_claims(meta, text, thread_context())
     except (ParseError, z3.Z3Exception) as exc:
         return Verdict.bad_format(f"cannot read the ranking function: {exc}")
-    for name, claim in claims:
-        outcome = decide_valid(claim, timeout_ms)
-        if outcome == "invalid":
-            return Verdict.wrong(f"not {name}", parsed=text)
-        if outcome == "unknown":
-            return Verdict.timed_out(
-                reason="the verifier could not decide in time", error=f"z3 gave up checking that r is {name}"
-            )
-    return Verdict.right(parsed=text)
+    return verdict_on_conditions(
+        claims,
+        text,
+        fails="not {name}",
+        gives_up="z3 gave up checking that r is {name}",
+        timeout_ms=timeout_ms,
+    )
 
 
 def planted_ranking(meta: dict[str, Any]) -> str:
