@@ -341,6 +341,11 @@ def extract_sql(response: str) -> tuple[str | None, str]:
     text = text.strip().rstrip(";").strip()
     if "\x00" in text:
         return None, "NUL character in the query"
+    if not text.isascii():
+        try:
+            text.encode("utf-8")  # sqlite3 takes UTF-8 only: a lone surrogate cannot be sent
+        except UnicodeEncodeError:
+            return None, "the query is not valid Unicode text (a lone surrogate)"
     if not sqlite3.complete_statement(text + ";") or not re.match(r"(?is)^\s*(select|with)\b", text):
         return None, "expected one SELECT query"
     return text, ""

@@ -66,3 +66,10 @@ def test_wrong_hardcoded_and_hostile_queries() -> None:
         verdict = palaestra.verify(task, f"<answer>{sql}</answer>")
         assert not verdict.correct and verdict.error is None, sql
     assert palaestra.verify(task, f"<answer>{task.answer}</answer>").correct  # data untouched
+
+
+def test_text_sqlite_cannot_take_is_a_format_error() -> None:
+    task = _task(1)
+    for text in ("\u202e\ud800", "SELECT '\ud800'", "SELECT name FROM employees WHERE name = '\udfff'"):
+        verdict = palaestra.verify(task, f"<answer>{text}</answer>")
+        assert verdict.status == "unparseable", (text, verdict)
