@@ -12,8 +12,8 @@ The same program repeated is fine (Python programs are compared by their syntax 
 spacing and comments do not matter; SQL queries by their text up to spacing and a final ``;``).
 More than ``MAX_FENCES`` code blocks, or a block longer than the program limit, is a format
 error too (bounded work on hostile responses).
-Outside the tags, only fenced blocks that look like a program count (Python: it parses and
-defines the required function; SQL: it is a SELECT/WITH statement); a usage example such as
+Outside the tags, only fenced blocks that look like a program count (Python: it defines the
+required function, whether or not it parses; SQL: it is a SELECT/WITH statement); a usage example such as
 ```` ```python\\nprint(f([1, 2]))\\n``` ```` is no second answer.
 """
 
@@ -119,9 +119,12 @@ def _python_key(code: str) -> object:
 def python_language(function: str) -> Language:
     """Python programs that must define a top-level ``function``."""
 
+    defines = re.compile(rf"(?m)^[ \t]*def[ \t]+{re.escape(function)}[ \t]*\(")
+
     def is_program(code: str) -> bool:
         tree = _python_tree(code)
-        return tree is not None and function in _defined(tree)
+        # a block that defines the function states a program, even one that does not parse
+        return function in _defined(tree) if tree is not None else bool(defines.search(code))
 
     return Language("Python", frozenset({"", "python", "py", "python3"}), is_program, _python_key)
 

@@ -58,6 +58,8 @@ def test_one_program_is_read(shape: str) -> None:
         "<answer>\n```python\n{wrong}```\n```python\n{right}```\n</answer>",
         "```python\n{wrong}```\nor better:\n```python\n{right}```",
         "```python\n{right}```\n```\n{wrong}```",
+        # a second program that does not even parse is still a second program
+        "<answer>\n{right}</answer>\n```python\ndef f(xs):\n    return xs[01]\n```",
     ],
 )
 def test_several_different_programs_are_a_format_error(shape: str) -> None:
