@@ -73,7 +73,8 @@ PROMPT = """This Python function has {bugs} bug{s}: it does not do what its docs
 
 {examples}Fix it. Your `f` will be run on hidden tests (including edge cases such as an empty list) \
 and must return exactly what the docstring specifies; any correct program is accepted. Put the \
-whole fixed function in <answer>...</answer> tags, for example:
+whole fixed function in <answer>...</answer> tags (only the fixed version: a code \
+block with another version of `f`, the buggy one quoted included, is a format error), for example:
 
 <answer>
 def f(xs):

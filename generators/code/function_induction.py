@@ -90,7 +90,8 @@ Examples:
 
 Write `f`. It will be tested on other inputs (including edge cases such as an empty list), and \
 every output must match the hidden function exactly. Use only the standard library; any correct \
-implementation is accepted. Put the code in <answer>...</answer> tags, for example:
+implementation is accepted. Put the code in <answer>...</answer> tags (one program: a \
+different version of `f` in another code block is a format error), for example:
 
 <answer>
 def f(xs):

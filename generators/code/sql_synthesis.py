@@ -88,7 +88,8 @@ Write one SQL SELECT query that returns: {request}
 The query is also run on other databases with the same schema and different rows, and must \
 return the right result on every one of them; any correct query is accepted. On every database no \
 value is NULL, every employee's dept names a row of departments, and salaries and ages can be any \
-integers. {order}Answer with the query, for example \
+integers. {order}Answer with one query (a different query in another code block is a format error), \
+for example \
 <answer>SELECT name FROM employees WHERE age > 30</answer>."""
 
 
