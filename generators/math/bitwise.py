@@ -303,7 +303,7 @@ class Bitwise(Family):
     def mutated_responses(self, task: Task, rng: np.random.Generator) -> list[str]:
         value, w = int(task.answer), task.metadata["width"]
         unsigned = int(task.metadata["unsigned"])
-        wrong = [value + 1, value - 1, value ^ (1 << int(rng.integers(w)))]
+        wrong = [value + 1, value - 1, value ^ (1 << int(rng.integers(w))), value + 2]
         if task.metadata["ask"] == "signed" and value < 0:
             wrong.append(unsigned)  # the unsigned reading of the same bits
         elif task.metadata["ask"] == "unsigned" and unsigned >> (w - 1):
