@@ -29,7 +29,7 @@ from math import gcd, isqrt
 import numpy as np
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
-from palaestra.generators.math._common import answer_text, read_number, tagged
+from palaestra.generators.math._common import tagged, verify_number
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 
 KINDS = ("gcd", "lcm", "power", "inverse", "totient", "divisors", "order", "discrete_log")
@@ -279,16 +279,7 @@ class NumberTheory(Family):
         )
 
     def verify(self, task: Task, response: str) -> Verdict:
-        text = answer_text(response)
-        if isinstance(text, Verdict):
-            return text
-        value = read_number(text)
-        if isinstance(value, Verdict):
-            return value
-        shown = str(value) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
-        if value == int(task.answer):
-            return Verdict.right(parsed=shown)
-        return Verdict.wrong(f"{shown} is not the answer", parsed=shown)
+        return verify_number(response, int(task.answer))
 
     def solve_exact(self, task: Task) -> SolverRun:
         # the generator's algorithms; effort = their steps (divisions, multiplications, lookups)
