@@ -398,7 +398,7 @@ DRAWERS = {
 
 
 def reference_text(value: Fraction, unit: str) -> str:
-    """The reference answer: the exact number with its unit (``\\frac{45}{2} \\text{ min}``)."""
+    """The reference answer: the exact number with its unit (``\\frac{45}{2}\\,\\text{min}``)."""
     if value.denominator == 1:
         number = str(value.numerator)
     elif 10**6 % value.denominator == 0:  # a terminating decimal: 31.07
@@ -410,7 +410,7 @@ def reference_text(value: Fraction, unit: str) -> str:
     if not latex:
         return number
     base, power = (latex[:-2], latex[-2:]) if latex.endswith("^2") else (latex, "")
-    return f"{number} \\text{{ {base}}}{power}"
+    return f"{number}\\,\\text{{{base}}}{power}"  # no plain space: the answer is one item
 
 
 def _canonical(value: object) -> object:
