@@ -105,6 +105,8 @@ def calculator(value: Fraction, digits: int = 8, max_denominator: int = 12) -> F
     """
     if value == 0:
         return Fraction(0)
+    if abs(value) >= 10**300:  # past a float's range: the display overflows
+        return Fraction(0)
     shown = Fraction(f"{float(value):.{digits - 1}e}")
     guess = shown.limit_denominator(max_denominator)
     tolerance = Fraction(1, 10 ** (digits - 1)) * abs(shown)
