@@ -44,11 +44,22 @@ def _hostile(reference: str) -> dict[str, str]:
         "nan and inf": "<answer>nan</answer>\n<answer>inf</answer>",
         "null bytes": "<answer>\x00\x00" + reference[:50] + "</answer>",
         "unclosed think": "<think>" + reference,
+        "reference with a trailing junk word": f"<answer>{reference} qqq</answer>",  # text left unread
+        "reference with a leading junk word": f"<answer>qqq {reference}</answer>",
+        "reference with a trailing junk line": f"<answer>{reference}\nqqq 7</answer>",
         "reference inside an unclosed tag": "<answer>" + reference,
         "superscript digits": f"<answer>{reference.translate(SUPERSCRIPTS)}</answer>",
         "circled digits": f"<answer>{reference.translate(CIRCLED)}</answer>",
         "arabic-indic digits": f"<answer>{reference.translate(ARABIC_INDIC)}</answer>",
-        "reference plus a huge tail": f"<answer>{reference}</answer>" + "Answer: " + "1" * 50_000,
+        "reference plus a huge tail": f"<answer>{reference}</answer>\nAnswer: " + "1" * 50_000,
+        # payloads inside the answer cap (20,000 characters) reach the family's own parser
+        "19k letters in the tag": "<answer>" + "a" * 19_000 + "</answer>",
+        "19k spaces in the tag": "<answer>1" + " " * 19_000 + "2</answer>",
+        "19k spaces after a word": "<answer>x = 1" + " " * 19_000 + "and</answer>",
+        "19k spaces after a comma": "<answer>1," + " " * 19_000 + "x</answer>",
+        "19k separators in the tag": "<answer>" + "1, " * 6_000 + "</answer>",
+        "19k digits in the tag": "<answer>" + "7" * 19_000 + "</answer>",
+        "19k-line tag": "<answer>" + "1\n" * 9_000 + "</answer>",
     }
 
 
@@ -74,7 +85,8 @@ def test_hostile_responses_are_refused_quickly_and_never_raise(name: str) -> Non
         assert verdict.error is None, (name, label, verdict.error)  # raised or crashed inside
         assert cpu < CPU_BOUND_S, (name, label, f"{cpu:.2f}s CPU")
         same = response == f"<answer>{reference}</answer>" or reference.strip() == "1"
-        if not same and label != "arabic-indic digits":  # decimal digits of any script are digits
+        # decimal digits of any script are digits; the math parser reads circled digits as digits
+        if not same and label not in ("arabic-indic digits", "circled digits"):
             assert not verdict.correct, (name, label, response[:80])
 
 
@@ -92,7 +104,7 @@ def test_a_second_different_final_answer_is_never_paid(name: str) -> None:
     assert not impl.verify(task, f"<think>{tagged}</think>\nAnswer: wrong").correct, name
     mutants = impl.mutated_responses(task, np.random.default_rng(0))
     for mutant in mutants[:3]:
-        other = _reference_text(mutant)
+        other = _reference_text(mutant).strip()
         if _same_key(other) == _same_key(reference):
             continue
         single_line = "\n" not in other.strip()

@@ -135,7 +135,7 @@ def parse_sequence(text: str) -> list[str] | None:
     return items or None
 
 
-_CELL = re.compile(r"[(\[]\s*(-?\d+)\s*,\s*(-?\d+)\s*[)\]]")
+_CELL = re.compile(r"[(\[]\s*(-?[0-9]{1,9})\s*,\s*(-?[0-9]{1,9})\s*[)\]]")  # bounded: int() never raises
 
 
 def parse_cells(text: str) -> list[Cell] | None:
@@ -158,7 +158,8 @@ def parse_mapping(text: str) -> dict[str, str] | None:
     for part in re.split(r"[,;\n]", body):
         if not part.strip():
             continue
-        m = re.fullmatch(r"\s*['\"]?([^=:'\"\s]+)['\"]?\s*(?:=|:|->|→)\s*['\"]?([^'\"]*?)['\"]?\s*", part)
+        # greedy value, stripped after: a lazy one before "\s*$" backtracked quadratically
+        m = re.fullmatch(r"\s*['\"]?([^=:'\"\s]+)['\"]?\s*(?:=|:|->|→)\s*['\"]?([^'\"]*)['\"]?", part)
         if m is None or m.group(1) in out:
             return None
         out[m.group(1)] = m.group(2).strip()

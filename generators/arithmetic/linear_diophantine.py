@@ -31,9 +31,9 @@ _PAIR = re.compile(
     re.IGNORECASE,
 )
 _TERM = re.compile(r"([+-])([0-9]*)\*?([a-wz]?)")  # a parameter is any letter but x and y
-_SIDES_SPLIT = re.compile(r"\s*(?:,|;|\band\b|\n)\s*", re.IGNORECASE)
+_SIDES_SPLIT = re.compile(r",|;|\band\b|\n", re.IGNORECASE)  # parts are stripped: no \s* (quadratic)
 _SIDE = re.compile(r"([xy])\s*=\s*(.+)", re.IGNORECASE | re.DOTALL)
-_QUALIFIER_START = re.compile(r"[,;]?\s*\b(?:where|for|with)\b|[,;]\s*[a-wz]\s*(?:∈|\\in\b)", re.IGNORECASE)
+_QUALIFIER_START = re.compile(r"\b(?:where|for|with)\b|[,;]\s*[a-wz]\s*(?:∈|\\in\b)", re.IGNORECASE)
 _LATEX_SPACE = re.compile(r"\\[;,!: ]|\\q?quad\b")
 # "where t is an integer", "for all integers t", "for any integer t", "t ∈ ℤ", "t \in \mathbb{Z}"
 _QUALIFIER = re.compile(
@@ -173,8 +173,9 @@ def parse_general(text: str) -> tuple[int, int, int, int] | str:
         qualifier = _QUALIFIER.fullmatch(body, start.start())
         if qualifier is None:
             return f"could not read {body[start.start() :].strip()[:40]!r} (only a note such as 'where t is an integer' may follow)"
-        param_note, body = qualifier["param"].lower(), body[: start.start()]
-    parts = _SIDES_SPLIT.split(body.strip())
+        param_note, body = qualifier["param"].lower(), body[: start.start()].rstrip()
+        body = body[:-1] if body[-1:] in (",", ";") else body  # the separator before the note
+    parts = [part.strip() for part in _SIDES_SPLIT.split(body.strip())]
     sides = [_SIDE.fullmatch(part) for part in parts]
     if len(parts) != 2 or None in sides or {m.group(1).lower() for m in sides if m} != {"x", "y"}:
         return "expected exactly 'x = ... , y = ...'"

@@ -20,7 +20,7 @@ from palaestra.verifiers.extract import extract_answer
 from palaestra.verifiers.numbers import fold_lookalikes, unwrap_math
 
 _PAIR = re.compile(r"[\"']?([0-9]{1,6})[\"']?\s*(?::|=|->|→|-)\s*[\"']?([0-9]{1,6})[\"']?")
-_ITEMS = re.compile(r"\s*[,;\n]\s*")
+_ITEMS = re.compile(r"[,;\n]")  # parts are stripped: \s* around it is quadratic
 _LIST = re.compile(r"[0-9\s,;]*")
 MAX_SEARCH_NODES = 200_000
 
@@ -138,7 +138,7 @@ def parse_colouring(text: str, nodes: int) -> list[int] | None:
             return None
         return [int(p) for p in parts]
     colour: dict[int, int] = {}
-    for item in _ITEMS.split(body):
+    for item in (part.strip() for part in _ITEMS.split(body)):
         pair = _PAIR.fullmatch(item)
         if pair is None or int(pair.group(1)) in colour:
             return None

@@ -20,7 +20,7 @@ from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
 from palaestra.verifiers.numbers import read_integer, unwrap_math
 
-_PARTS = re.compile(r"\s*(?:;|\n)\s*")
+_PARTS = re.compile(r";|\n")  # parts are stripped: \s* around it is quadratic
 _VALUE = re.compile(
     r"(?:max(?:imum)?\s*)?(?:flow(?:\s*value)?|value)\s*(?:is\s*)?[:=]?\s*(?P<value>\S.*)", re.I
 )
@@ -236,7 +236,7 @@ def parse_answer(text: str, nodes: int) -> tuple[int | Verdict, set[int]] | None
     """
     value: int | Verdict | None = None
     side: set[int] | None = None
-    for part in _PARTS.split(unwrap_math(text)):
+    for part in (piece.strip() for piece in _PARTS.split(unwrap_math(text))):
         if not part:
             continue
         if (cut := _CUT.fullmatch(part)) and side is None:
