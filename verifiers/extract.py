@@ -17,12 +17,14 @@ error. Two unfinished forms:
 - ``\\boxed{...}`` and ``\\fbox{...}`` (nested braces allowed) outside the tags;
 - *answer lines*: a line that starts with an answer label followed by ``:`` or ``=`` and
   the answer on the same line. The labels are ``Answer`` and ``Final answer`` (also
-  ``The final answer is:``), plus any extra labels a family declares (``labels=("path",)``).
-  Markdown around the label is allowed (``**Answer:** 6``, ``### Final Answer: 6``,
-  ``- answer = 6``, ``> Answer: 6``). A line whose answer text is empty or ends with ``:``
-  introduces what follows and is no mark; a line that holds a tag or a box is that tag's or
-  box's line, not a second mark; lines inside fenced code blocks (```` ``` ````) are code,
-  not answer lines;
+  ``The final answer is:``), which only ever introduce a final answer. A family may declare
+  its own labels (``labels=("path",)`` reads ``Path: A B C``); those count only in a response
+  with no tag and no box, because reasoning often uses such words for intermediate values
+  (``Input: 5 gives 10, too big``). Markdown around the label is allowed (``**Answer:** 6``,
+  ``### Final Answer: 6``, ``- answer = 6``, ``> Answer: 6``). A line whose answer text is
+  empty or ends with ``:`` introduces what follows and is no mark; a line that holds a tag or
+  a box is that tag's or box's line, not a second mark; lines inside fenced code blocks
+  (```` ``` ````) are code, not answer lines;
 - matches of a family's own ``pattern`` (a regex with one group, e.g. a fenced program),
   unless they overlap a tag or a box.
 
@@ -189,13 +191,14 @@ def _matching_brace(text: str, open_index: int) -> int:
 
 
 def answer_line_pattern(labels: Sequence[str] = ()) -> re.Pattern[str]:
-    """The regex of an answer line (``Answer: 6``, ``**Final answer:** 6``) with extra labels.
+    """The regex of an answer line: ``Answer: 6``, ``**Final answer:** 6`` (the built-in labels),
+    or, when ``labels`` are given, lines that open with one of those labels instead.
 
     Group 1 is the text after the label up to the end of the line, untrimmed.
     """
-    extra = "".join("|" + r"[ \t]+".join(map(re.escape, label.split())) for label in labels)
+    names = "|".join(r"[ \t]+".join(map(re.escape, label.split())) for label in labels)
     return re.compile(
-        rf"{_LINE_PREFIX}(?:{_BUILTIN_LABELS}{extra}){_LINE_SUFFIX}", re.IGNORECASE | re.MULTILINE
+        rf"{_LINE_PREFIX}(?:{names or _BUILTIN_LABELS}){_LINE_SUFFIX}", re.IGNORECASE | re.MULTILINE
     )
 
 
@@ -321,9 +324,10 @@ def extract_answer(
 ) -> Extraction:
     """Extract the one final answer of ``response`` (see the module docstring for the rules).
 
-    ``pattern`` is a family's own answer form (a regex with one group); ``labels`` are extra
-    answer-line labels (``("path",)`` also reads ``Path: A B C``); ``allow_bare`` takes the whole
-    response when it holds no mark at all.
+    ``pattern`` is a family's own answer form (a regex with one group, e.g. a fenced program),
+    a mark wherever it appears; ``labels`` are the family's own answer-line labels
+    (``("path",)`` reads ``Path: A B C``), read only when there is no tag and no box;
+    ``allow_bare`` takes the whole response when it holds no mark at all.
     """
     if not isinstance(response, str):
         return _fail(f"response must be a string, got {type(response).__name__}")
@@ -353,8 +357,10 @@ def _extract(
     if box_error:
         return _fail(box_error)
     blocked = _Spans([(s, e) for s, e, _ in tags] + [(s, e) for s, e, _ in outside_boxes])
-    line_pattern = answer_line_pattern(labels) if labels else _ANSWER_LINE
-    lines = _answer_lines(text, line_pattern, blocked, _Spans(_fenced_blocks(text)))
+    code = _Spans(_fenced_blocks(text))
+    lines = _answer_lines(text, _ANSWER_LINE, blocked, code)
+    if labels and not tags and not outside_boxes:  # a family's own labels: a fallback form only
+        lines += _answer_lines(text, answer_line_pattern(labels), blocked, code)
     matches = _pattern_matches(text, pattern, blocked) if pattern is not None else []
     kinds = [
         ("answer_tag", [_unbox(t[2]) for t in tags]),

@@ -5,7 +5,7 @@ Accepted forms of one rational number, optionally signed:
 - integers ``42``, with thousands separators in groups of exactly three: ``42,000``,
   ``42{,}000``, ``42\\,000`` (thin spaces U+2009/U+202F too), never ``42,00``;
 - decimals ``3.5``, ``.5``, ``7.0`` (exact: ``7.0`` *is* 7; no rounding anywhere);
-- fractions ``7/2``, ``\\frac{7}{2}`` (``\\dfrac``, ``\\tfrac``, a sign inside:
+- fractions ``7/2``, ``\\frac{7}{2}`` (``\\dfrac``, ``\\tfrac``, ``\\frac72``, a sign inside:
   ``\\frac{-7}{2}``), vulgar fractions ``½`` ``⅔``, and mixed numbers ``3 1/2``,
   ``3\\frac{1}{2}``, ``3½`` (proper fraction part);
 - wrapped in ``$...$``, ``$$...$$``, ``\\(...\\)``, ``\\[...\\]``, ``\\boxed{...}`` or one pair
@@ -43,12 +43,13 @@ _UINT = r"(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)"
 _DECIMAL = re.compile(rf"{_SIGN}(?P<int>{_UINT})?(?:\.(?P<frac>[0-9]+))?")
 _FRACTION = re.compile(rf"{_SIGN}(?P<num>[0-9]+)\s*/\s*(?P<den>[0-9]+)")
 _SIGNED_INT = r"[+\-\u2212]?\s*[0-9]+"
-_LATEX_FRACTION = re.compile(
-    rf"{_SIGN}\\[dt]?frac\s*\{{\s*(?P<num>{_SIGNED_INT})\s*\}}\s*\{{\s*(?P<den>{_SIGNED_INT})\s*\}}"
-)
+_NUM_ARG = rf"(?:\{{\s*(?P<num>{_SIGNED_INT})\s*\}}|(?P<num_digit>[0-9]))"  # \frac{12}{5}, \frac12
+_DEN_ARG = rf"(?:\{{\s*(?P<den>{_SIGNED_INT})\s*\}}|(?P<den_digit>[0-9]))"
+_LATEX_FRACTION = re.compile(rf"{_SIGN}\\[dt]?frac\s*{_NUM_ARG}\s*{_DEN_ARG}")
 _MIXED = re.compile(rf"{_SIGN}(?P<whole>[0-9]+)\s+(?P<num>[0-9]+)\s*/\s*(?P<den>[0-9]+)")
 _LATEX_MIXED = re.compile(
-    rf"{_SIGN}(?P<whole>[0-9]+)\s*\\[dt]?frac\s*\{{\s*(?P<num>[0-9]+)\s*\}}\s*\{{\s*(?P<den>[0-9]+)\s*\}}"
+    rf"{_SIGN}(?P<whole>[0-9]+)\s*\\[dt]?frac\s*(?:\{{\s*(?P<num>[0-9]+)\s*\}}|(?P<num_digit>[0-9]))"
+    rf"\s*(?:\{{\s*(?P<den>[0-9]+)\s*\}}|(?P<den_digit>[0-9]))"
 )
 _VULGAR = {  # the vulgar fraction characters of Latin-1 and Number Forms
     "¼": (1, 4), "½": (1, 2), "¾": (3, 4), "⅐": (1, 7), "⅑": (1, 9), "⅒": (1, 10),
@@ -108,6 +109,12 @@ def _int(digits: str) -> int:
     return -int(digits[1:].strip()) if _negative(digits[:1]) else int(digits.lstrip("+").strip())
 
 
+def _group(match: re.Match[str], name: str) -> str:
+    """A fraction's part, written in braces or (``\\frac12``) as one bare digit."""
+    digit = match.groupdict().get(f"{name}_digit")
+    return digit if digit is not None else match[name]
+
+
 def parse_rational(text: str, *, max_chars: int = MAX_NUMBER_CHARS) -> Fraction | None:
     """Read ``text`` as one exact rational number, or return ``None`` if it is not one.
 
@@ -125,12 +132,12 @@ def parse_rational(text: str, *, max_chars: int = MAX_NUMBER_CHARS) -> Fraction 
         value = Fraction(int(digits + (frac or "")), 10 ** len(frac or ""))
         return -value if _negative(match["sign"]) else value
     if match := _FRACTION.fullmatch(text) or _LATEX_FRACTION.fullmatch(text):
-        num, den = _int(match["num"]), _int(match["den"])
+        num, den = _int(_group(match, "num")), _int(_group(match, "den"))
         if den == 0:
             return None
         return -Fraction(num, den) if _negative(match["sign"]) else Fraction(num, den)
     if match := _MIXED.fullmatch(text) or _LATEX_MIXED.fullmatch(text):
-        num, den = int(match["num"]), int(match["den"])
+        num, den = int(_group(match, "num")), int(_group(match, "den"))
         if den == 0 or num >= den:  # "3 5/2" is ambiguous, not a mixed number
             return None
         value = int(match["whole"]) + Fraction(num, den)

@@ -116,3 +116,24 @@ def test_huge_inputs_are_refused_fast() -> None:
     for text in ("1\n" * 200_000, "Row 1: " * 50_000, "|" * 400_000):
         assert read_grid(text, 3, 3, DIGITS)[0] is None
     assert time.process_time() - started < 2
+
+
+@given(
+    st.integers(1, 6).flatmap(
+        lambda n: st.tuples(
+            st.lists(st.lists(st.sampled_from("123456789"), min_size=n, max_size=n), min_size=n, max_size=n),
+            st.sampled_from(["", " ", ", ", " | "]),
+            st.booleans(),
+            st.sampled_from(["", "---", "| - | - |"]),
+        )
+    )
+)
+@settings(max_examples=200)
+def test_every_rendered_grid_reads_back(case: tuple) -> None:
+    grid, separator, labelled, rule = case
+    lines = []
+    for k, row in enumerate(grid, start=1):
+        lines.append((f"Row {k}: " if labelled else "") + separator.join(row))
+        if rule and k < len(grid):
+            lines.append(rule)
+    assert read_grid("\n".join(lines), len(grid), len(grid), DIGITS) == (grid, "")

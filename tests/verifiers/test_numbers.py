@@ -55,6 +55,9 @@ from palaestra.verifiers.numbers import format_rational, parse_rational
         ("½", Fraction(1, 2)),
         ("3½", Fraction(7, 2)),
         ("-⅔", Fraction(-2, 3)),
+        ("\\frac12", Fraction(1, 2)),  # LaTeX's one-digit shorthand
+        ("-\\tfrac34", Fraction(-3, 4)),
+        ("3\\frac12", Fraction(7, 2)),
         ("\u0667", Fraction(7)),  # Arabic-Indic seven: a decimal digit of another script
         ("\u096d\u0966", Fraction(70)),  # Devanagari
         ("\U0001d7d5", Fraction(7)),  # mathematical bold seven
@@ -94,6 +97,7 @@ def test_exact_forms_parse(text: str, value: Fraction) -> None:
         "7\u20138",  # en dash
         "3\u00bd\u00bd",
         "\\frac{7}{3}x",
+        "\\frac123",
         "\\frac{-7}{0}",
         "nan.",
         "Infinity",
