@@ -121,3 +121,28 @@ def test_a_second_different_final_answer_is_never_paid(name: str) -> None:
 
 def _reference_text(response: str) -> str:
     return response.split("<answer>", 1)[1].rsplit("</answer>", 1)[0] if "<answer>" in response else response
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", FAMILIES)
+def test_the_reference_is_read_in_every_final_answer_form(name: str) -> None:
+    """False negatives: the same answer behind markdown, think blocks or an answer line is paid."""
+    task = palaestra.make_task(name, seed=11, level=3)
+    impl = get(name).impl
+    reference = _reference(task).strip()
+    forms = [
+        f"<answer>**{reference}**</answer>",
+        f"<think>Answer: 3? <answer>4</answer></think>\n<answer>{reference}</answer>",
+        f"so it is done.</think>\n<answer>{reference}</answer>",  # the template opened <think>
+        f"<!-- <answer>draft</answer> -->\n<answer>{reference}</answer>",
+    ]
+    if "\n" not in reference:
+        forms += [
+            f"Reasoning...\nAnswer: {reference}",
+            f"Reasoning...\n**Answer:** {reference}",
+            f"Reasoning.\n\nFinal answer: {reference}",
+            f"**Final Answer:** {reference}\n<answer>{reference}</answer>",
+        ]
+    for response in forms:
+        verdict = impl.verify(task, response)
+        assert verdict.correct, (name, response[:120], verdict.reason)

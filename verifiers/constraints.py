@@ -43,7 +43,7 @@ Cell = tuple[int, int]
 # ------------------------------------------------------------------------------------------
 
 
-_GRID_SEPARATORS = " \t\r\f\v|,;[]()-"
+_GRID_SEPARATORS = " \t\r\f\v|,;[]()"  # never "-": "-3421" must not read as 3421
 _GRID_RULE_CHARS = " \t\r\f\v-+=|_*.:~"
 _GRID_TOKENS = re.compile(r"[^\s|,;\[\]()]+")
 _ROW_LABEL = re.compile(r"^[ \t]*(?:row[ \t]*|r)([0-9]{1,4})[ \t]*[:.)\-][ \t]*", re.IGNORECASE)
@@ -61,10 +61,10 @@ def read_grid(
     """The one reader of grids written by a model: ``(grid, "")`` or ``(None, reason)``.
 
     One line per row. With ``cells`` (an alphabet of one-character cells), every character of a
-    row other than separators (spaces, ``, ; | [ ] ( )`` and ``-`` unless they are cells) is one
-    cell, and all ``rows * cols`` cells on a single line are read too. Without it, cells are
-    tokens split by those separators (``-`` excepted), or single characters when a row is written
-    together. Empty lines and rule lines (``---+---``) are skipped unless their characters are
+    row other than separators (spaces, ``, ; | [ ] ( )`` unless they are cells) is one cell, and
+    all ``rows * cols`` cells on a single line are read too; a minus sign is no separator
+    (``-3421`` is refused, not read as 3421). Without it, cells are tokens split by those
+    separators, or single characters when a row is written together. Empty lines and rule lines (``---+---``) are skipped unless their characters are
     cells. Optional row labels (``Row 3:``, ``R3)``, ``row 3 -``): when one row has a label,
     every row must, numbered 1, 2, ... in order; a mislabelled, skipped or repeated row is a
     format error, never read in text order. Fullwidth forms read as ASCII (``１`` is ``1``).

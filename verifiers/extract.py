@@ -3,7 +3,8 @@
 **1. Reasoning is removed first.** ``<think>...</think>`` blocks (also ``<thinking>`` and
 ``<reasoning>``, any case, nested blocks included) are deleted before anything else is read, so
 reasoning text is never taken as the answer and a block that mentions ``<answer>`` is no format
-error. Two unfinished forms:
+error; so are HTML comments (``<!-- <answer>10</answer> -->`` is no answer; an unclosed
+``<!--`` is a format error). Two unfinished forms of a reasoning block:
 
 - a closing ``</think>`` with no opening one (chat templates such as Qwen3's open the block in
   the prompt): everything before it is reasoning and is dropped;
@@ -33,7 +34,8 @@ forms are.
 
 **3. One final answer.** The answer is taken from the strongest kind of mark present: tags,
 then boxes, then answer lines and pattern matches; with no mark at all, the whole response
-when the family allows bare answers (``allow_bare``), else a format error. Every other mark in
+when the family allows bare answers (``allow_bare``), else a format error. Markdown bold or
+inline code around the whole answer (``**10**``, `` `10` ``) is removed. Every other mark in
 the response must state the *same* answer, or the response is a format error ("several
 different final answers"), never a silent choice of one. Two marks state the same answer when
 they are equal after removing ``\\boxed{}``, ``$...$``/``\\(...\\)``, a code fence, markdown
@@ -125,6 +127,19 @@ def strip_reasoning(response: str) -> tuple[str, str | None]:
     if depth > 0:
         return "", "unclosed <think> block: no final answer after the reasoning"
     kept.append(response[pos:])
+    return _strip_comments("".join(kept))
+
+
+def _strip_comments(text: str) -> tuple[str, str | None]:
+    """``text`` without HTML comments (``<!-- ... -->``): a commented-out answer is no answer."""
+    kept, pos = [], 0
+    while (start := text.find("<!--", pos)) >= 0:
+        end = text.find("-->", start + 4)
+        if end < 0:
+            return "", "unclosed <!-- comment"
+        kept.append(text[pos:start])
+        pos = end + 3
+    kept.append(text[pos:])
     return "".join(kept), None
 
 
@@ -301,6 +316,18 @@ def _bare(text: str) -> str:
     return text
 
 
+def _strip_emphasis(answer: str) -> str:
+    """``**10**`` and `` `10` `` around a whole answer are markdown, not part of it."""
+    answer = answer.strip()
+    while True:
+        if len(answer) > 4 and answer.startswith("**") and answer.endswith("**"):
+            answer = answer[2:-2].strip()
+        elif len(answer) > 2 and answer[0] == answer[-1] == "`" and not answer.startswith("``"):
+            answer = answer[1:-1].strip()
+        else:
+            return answer
+
+
 def _same_key(text: str) -> tuple[str, object]:
     bare = _bare(text)
     number = parse_rational(bare)
@@ -338,7 +365,7 @@ def extract_answer(
         return _fail("empty response" if not response.strip() else "nothing after the reasoning block")
     result = _extract(text, pattern, labels, allow_bare)
     if result.ok and result.text is not None:
-        answer = result.text.strip()
+        answer = _strip_emphasis(result.text) if result.source != "whole" else result.text.strip()
         if not answer:
             return _fail("the answer is empty")
         if len(answer) > max_chars:

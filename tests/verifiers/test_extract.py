@@ -273,3 +273,14 @@ def test_hostile_layouts_take_linear_time(response: str) -> None:
     started = time.process_time()
     extract_answer(response, allow_bare=True)
     assert time.process_time() - started < 2  # generous: the old answer-line regex took minutes
+
+
+def test_commented_out_answers_are_not_answers() -> None:
+    assert not extract_answer("I could not finish.\n<!-- <answer>10</answer> -->").ok  # paid before
+    assert extract_answer("<!-- draft: <answer>9</answer> --><answer>10</answer>").text == "10"
+    assert not extract_answer("<answer>10</answer> <!-- unclosed").ok
+
+
+@pytest.mark.parametrize("response", ["<answer>**10**</answer>", "**Answer:** **10**", "Answer: `10`"])
+def test_markdown_around_the_whole_answer_is_not_part_of_it(response: str) -> None:
+    assert extract_answer(response).text == "10"  # '**10**' was handed to the family before

@@ -49,6 +49,8 @@ def test_layouts_that_are_read(text: str) -> None:
         ("123\n3\u00b9\u00b2\n231", "not a cell"),  # superscripts are not digits
         ("Row 1: 123312231", "expected 3 rows"),
         ("1" * 6000, "longer than"),
+        ("-123\n312\n231", "not a cell"),  # a minus sign was dropped before: -123 read as 123
+        ("1-2-3\n312\n231", "not a cell"),
     ],
 )
 def test_layouts_that_are_refused(text: str, reason: str) -> None:
