@@ -65,8 +65,11 @@ _THINK_TAG = re.compile(r"<(/?)(?:think|thinking|reasoning)>", re.IGNORECASE)
 _FENCE_LINE = re.compile(r"^[ \t]*```", re.MULTILINE)
 # Every part is bounded by one line ([ \t], [^\n]), so a scan never backtracks across lines.
 _LINE_PREFIX = r"^[ \t]*(?:(?:#{1,6}|>|[-*+])[ \t]+)?[*_]{0,3}[ \t]*"
+# after the colon only a closing mark followed by a space ("**Answer:** 6"), never the start of
+# the answer itself ("Answer: __init__")
 _LINE_SUFFIX = (
-    r"[ \t]*[*_]{0,3}[ \t]*(?:is[ \t]*)?[*_]{0,3}[ \t]*(?:[:=](?!=)|\uff1a)[ \t]*[*_]{0,3}[ \t]*([^\n]*)"
+    r"[ \t]*[*_]{0,3}[ \t]*(?:is[ \t]*)?[*_]{0,3}[ \t]*(?:[:=](?!=)|\uff1a)[ \t]*"
+    r"(?:[*_]{1,3}(?=[ \t]|$))?[ \t]*([^\n]*)"
 )
 _BUILTIN_LABELS = r"(?:the[ \t]+)?(?:final[ \t]+)?answer"
 
@@ -259,6 +262,9 @@ def _answer_lines(text: str, pattern: re.Pattern[str], blocked: _Spans, code: _S
     lines = []
     for match in pattern.finditer(text):
         content = match.group(1).strip()
+        for mark in ("**", "__"):  # **Answer: 7**: the closing mark belongs to the opening one
+            if text[match.start() : match.start(1)].count(mark) % 2 and content.endswith(mark):
+                content = content[: -len(mark)].rstrip()
         line_end = match.end()
         if not content or content.endswith(":") or code.contains(match.start()):
             continue
@@ -308,7 +314,6 @@ def _bare(text: str) -> str:
         for left, right in _WRAPPERS:
             if len(text) > len(left) + len(right) and text.startswith(left) and text.endswith(right):
                 text = text[len(left) : -len(right)].strip()
-        text = text.rstrip("*_").strip()
         if text.endswith(".") and not text.endswith(".."):
             text = text[:-1].rstrip()
         if text == before:
@@ -317,15 +322,19 @@ def _bare(text: str) -> str:
 
 
 def _strip_emphasis(answer: str) -> str:
-    """``**10**`` and `` `10` `` around a whole answer are markdown, not part of it."""
+    """``**10**`` and `` `10` `` around a one-line answer are markdown, not part of it.
+
+    Only where that reading is the only one: one line, and inside no ``**``, backtick, or ``*``
+    at either end (``2**3``, a kakuro row ``**12**`` of blocks, a grid on several lines keep
+    their stars).
+    """
     answer = answer.strip()
-    while True:
-        if len(answer) > 4 and answer.startswith("**") and answer.endswith("**"):
-            answer = answer[2:-2].strip()
-        elif len(answer) > 2 and answer[0] == answer[-1] == "`" and not answer.startswith("``"):
-            answer = answer[1:-1].strip()
-        else:
-            return answer
+    for mark in ("**", "`"):
+        inner = answer[len(mark) : -len(mark)]
+        if len(answer) > 2 * len(mark) and answer.startswith(mark) and answer.endswith(mark):
+            if "\n" not in inner and "**" not in inner and "`" not in inner and inner.strip("*") == inner:
+                return inner.strip()
+    return answer
 
 
 def _same_key(text: str) -> tuple[str, object]:

@@ -284,3 +284,16 @@ def test_commented_out_answers_are_not_answers() -> None:
 @pytest.mark.parametrize("response", ["<answer>**10**</answer>", "**Answer:** **10**", "Answer: `10`"])
 def test_markdown_around_the_whole_answer_is_not_part_of_it(response: str) -> None:
     assert extract_answer(response).text == "10"  # '**10**' was handed to the family before
+
+
+@pytest.mark.parametrize(
+    "response,expected",
+    [
+        ("Answer: __init__", "__init__"),  # underscores that are the answer
+        ("<answer>**..\n..**</answer>", "**..\n..**"),  # a star_battle grid: '*' is a cell
+        ("<answer>2**3</answer>", "2**3"),
+        ("**Answer: 7**", "7"),
+    ],
+)
+def test_markdown_stripping_never_eats_the_answer(response: str, expected: str) -> None:
+    assert extract_answer(response).text == expected
