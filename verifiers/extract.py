@@ -35,7 +35,8 @@ forms are.
 **3. One final answer.** The answer is taken from the strongest kind of mark present: tags,
 then boxes, then answer lines and pattern matches; with no mark at all, the whole response
 when the family allows bare answers (``allow_bare``), else a format error. Markdown bold or
-inline code around the whole answer (``**10**``, `` `10` ``) is removed. Every other mark in
+inline code around a one-line answer (``**10**``, `` `10` ``) is removed where that is the only
+reading (never in ``2**3`` or a grid whose cells are ``*``). Every other mark in
 the response must state the *same* answer, or the response is a format error ("several
 different final answers"), never a silent choice of one. Two marks state the same answer when
 they are equal after removing ``\\boxed{}``, ``$...$``/``\\(...\\)``, a code fence, markdown
