@@ -1048,11 +1048,10 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=None, help="seeds per level (default: per family)")
     parser.add_argument("--no-write", action="store_true", help="print only")
     args = parser.parse_args()
-    results = json.loads(OUT.read_text()) if OUT.exists() else {}
-    results.setdefault("families", {})
+    measured = {}
     for family in args.families:
         row = measure_family(family, tuple(args.levels), args.seeds or SEEDS[family])
-        results["families"][family] = row
+        measured[family] = row
         print(
             family,
             {
@@ -1072,6 +1071,9 @@ def main() -> None:
         )
         for example in row.get("survivor_examples", [])[:3]:
             print("   survivor:", example)
+    # read the file only now: runs of other families may have written it meanwhile
+    results = json.loads(OUT.read_text()) if OUT.exists() else {}
+    results.setdefault("families", {}).update(measured)
     rows = results["families"].values()
     differing = sum(r["differing"] for r in rows)
     killed = sum(r["killed"] for r in rows)

@@ -33,6 +33,7 @@ import numpy as np
 from ._pipeline import Step, apply, element_function
 
 SEARCH_TRIES = 40  # random candidates per goal before it is given up (unreachable, e.g. 7 after x % 5)
+LONG_FROM = SEARCH_TRIES // 2  # candidates from this attempt on are long lists
 TOP_UP_TRIES = 160  # random probes per structural mutant the suite does not yet separate
 _SELECTING = ("take", "drop", "stride", "adjacent_max", "adjacent_min")  # steps that pick items by position
 _COMBINING = ("prefix", "pairwise", "adjacent_sum", "adjacent_diff")  # steps that make new values
@@ -123,30 +124,55 @@ def _preimages(goal: Goal, images: dict[int, list[int]]) -> list[list[int]]:
     return [[x for x, image in images.items() if value in image] for value in wanted]
 
 
+def _input_length(earlier: list[Step], length: int, survivors: list[int]) -> int:
+    """The shortest input (of surviving values) whose list before the step is at least
+    ``length`` long: a slice, stride or adjacent-pair step earlier shortens it (``xs[3::4]``
+    needs an input about four times longer); ``length`` itself when nothing earlier shortens."""
+    for n in range(length, 4 * length + 64):
+        xs = [survivors[k % len(survivors)] for k in range(n)]
+        try:
+            if len(apply(earlier, xs)[0]) >= length:
+                return n
+        except (ArithmeticError, IndexError, ValueError, KeyError):
+            break
+    return length
+
+
 def _candidate(
-    goal: Goal, preimages: list[list[int]], attempt: int, rng: np.random.Generator, width: int
+    goal: Goal,
+    preimages: list[list[int]],
+    attempt: int,
+    rng: np.random.Generator,
+    width: int,
+    length: int | None = None,
 ) -> list[int]:
     """A random input shaped for ``goal``: preimages of the goal's values planted, in order, in
-    a random background; for a length goal, a list of surviving values of about that length."""
+    a random background (later attempts: a long background and the values planted up to four
+    times, for a stride or an adjacent-pair step after them); for a length goal, a list of
+    surviving values of about ``length`` items (the input length that gives the goal's length
+    at the step)."""
     pick = lambda pool: pool[int(rng.integers(len(pool)))]  # noqa: E731
-    size = int(rng.integers(0, 4 + attempt // 4))
+    long = attempt >= LONG_FROM
+    size = int(rng.integers(8, 48)) if long else int(rng.integers(0, 4 + attempt // 4))
     xs = [int(v) for v in rng.integers(-width, width + 1, size=size)]
     if goal.kind == "length":
-        return [pick(preimages[0]) for _ in range(goal.value + attempt % 7)] if preimages[0] else xs
-    lowest = 0
-    for pool in preimages:
-        if pool:
-            lowest = int(rng.integers(lowest, len(xs) + 1))
-            xs.insert(lowest, pick(pool))
-            lowest += 1
+        base = goal.value if length is None else length
+        return [pick(preimages[0]) for _ in range(base + attempt % 7)] if preimages[0] else xs
+    for _ in range(1 + attempt % 4 if long else 1):
+        lowest = 0
+        for pool in preimages:
+            if pool:
+                lowest = int(rng.integers(lowest, len(xs) + 1))
+                xs.insert(lowest, pick(pool))
+                lowest += 1
     return xs
 
 
 def goal_inputs(
     pipeline: list[Step], rng: np.random.Generator, width: int, images: list[dict[int, list[int]]]
 ) -> list[list[int]]:
-    """One input per reachable goal of every step (values in [-width, width]); ``images`` from
-    ``_singleton_images``."""
+    """One input per reachable goal of every step (a background in [-width, width], planted
+    values from ``images``, made by ``_singleton_images``)."""
     out: list[list[int]] = []
     for i, step in enumerate(pipeline):
         # before the first step that adds values up, every value a step sees is the image of
@@ -156,8 +182,11 @@ def goal_inputs(
             preimages = _preimages(goal, images[i])
             if exact and not all(preimages):
                 continue
+            length = None
+            if goal.kind == "length" and preimages[0]:
+                length = _input_length(pipeline[:i], goal.value, preimages[0])
             for attempt in range(SEARCH_TRIES):
-                xs = _candidate(goal, preimages, attempt, rng, width)
+                xs = _candidate(goal, preimages, attempt, rng, width, length)
                 if goal.met(apply(pipeline[:i], xs)[0]):
                     out.append(xs)
                     break
@@ -201,8 +230,9 @@ def separated(pipeline: list[Step], mutant: list[Step], inputs: list[list[int]],
 def _probe(rng: np.random.Generator, attempt: int, width: int, centres: list[int]) -> list[int]:
     """A random input from one of four shapes (by ``attempt``): uniform over the range, a narrow
     band around a constant of the pipeline, small values, or one of those sorted (running
-    minima and adjacent steps only see varied values on monotone inputs)."""
-    length = int(rng.integers(1, 16))
+    minima and adjacent steps only see varied values on monotone inputs); up to 15 items, up to
+    47 in the second half of the attempts (strides need long inputs)."""
+    length = int(rng.integers(1, 16 if attempt < TOP_UP_TRIES // 2 else 48))
     shape = attempt % 4
     if shape == 1:
         centre = centres[int(rng.integers(len(centres)))]
@@ -293,7 +323,10 @@ def top_up(
         start = _first_difference(pipeline, mutant)
         differing = _differing_values(pipeline, mutant, start, images)
         if differing is not None:
-            for attempt in range(SEARCH_TRIES if differing else 0):
+            if not differing:
+                continue  # equivalent on the searched range
+            planted = False
+            for attempt in range(SEARCH_TRIES):
                 value = differing[int(rng.integers(len(differing)))]
                 xs = _candidate(
                     Goal("value", value), _preimages(Goal("value", value), images[start]), attempt, rng, width
@@ -301,8 +334,10 @@ def top_up(
                 want = next(_outputs(pipeline, [xs]))
                 if next(_outputs(mutant, [xs])) != want:
                     keep(xs, want)
+                    planted = True
                     break
-            continue
+            if planted:
+                continue  # else the later steps hid the planted values: random probes next
         for attempt in range(TOP_UP_TRIES):
             if attempt == len(probes):
                 xs = _probe(rng, attempt, width, centres)
@@ -320,7 +355,9 @@ def killing_inputs(
 ) -> list[list[int]]:
     """Goal inputs for every step, then the mutation top-up; to be added to ``tests`` (the edge
     cases, shown examples and random lists)."""
-    images = _singleton_images(pipeline, width)
+    # preimages from twice the background's range: after x // 7 a filter's bound of -9 needs an
+    # input below -56 (any integer is a valid input)
+    images = _singleton_images(pipeline, 2 * width)
     goals = goal_inputs(pipeline, rng, width, images)
     return goals + top_up(pipeline, tests + goals, rng, width, images)
 

@@ -11,7 +11,7 @@ any program that passes it is accepted.
 Weak solver: one-edit repair, checked against the examples shown in the prompt only; it cannot
 fix two bugs, and with fewer shown examples it more often picks an edit that only fits them.
 
-Generation: about 150 tasks/s at level 5, 50 at level 10 (CPU time, one core, loaded machine; bug
+Generation: about 120 tasks/s at level 5, 35 at level 10 (CPU time, one core, loaded machine; bug
 observability is checked by running our own buggy variants in-process, never model text; most of
 the time goes to building the hidden inputs).
 """

@@ -12,7 +12,7 @@ the earlier steps, see ``_hidden_inputs``) and requires every output to equal th
 function's. The program is only parsed (``ast.parse``) in-process, to
 reject non-programs before any sandbox run.
 
-Generation: about 250 tasks/s at level 5, 60 at level 10 (CPU time, one core, loaded machine; no
+Generation: about 175 tasks/s at level 5, 45 at level 10 (CPU time, one core, loaded machine; no
 sandbox), most of it spent building the hidden inputs (goal searches and the mutation top-up).
 """
 
