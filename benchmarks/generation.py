@@ -72,7 +72,7 @@ PEERS: dict[str, list[str]] = {
 # under forbidden moves by search.
 LIKE_FOR_LIKE: dict[str, tuple[str, Callable[[int], dict[str, Any]]]] = {
     "tower_of_hanoi": (
-        "start=tower, rule=standard, disks 3-7 and pegs 3-4 in turn (reasoning-gym's default ranges)",
+        "start=tower, rule=standard, disks 3-7 and pegs 3-4 in turn: reasoning-gym's default ranges",
         lambda seed: {"start": "tower", "rule": "standard", "disks": 3 + seed % 5, "pegs": 3 + seed // 5 % 2},
     ),
 }
