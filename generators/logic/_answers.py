@@ -19,6 +19,7 @@ FALSE_WORDS = frozenset({"false", "f", "0", "no", "off"})
 NEGATIONS = frozenset({"¬", "~", "!", "-", "not", "\u2212"})
 _STRIP = re.compile(r"[{}\[\]()\"'`]")
 _TOKEN = re.compile(r"[A-Za-z_][A-Za-z_0-9]*|\d+|[¬~!\-\u2212=:]|[^\s,;]")
+_VALUE_WORDS = TRUE_WORDS | FALSE_WORDS
 _BINDERS = frozenset({"=", ":", "is"})
 _INDEX = re.compile(r"[1-9][0-9]{0,5}")
 
@@ -54,7 +55,7 @@ def parse_bool_assignment(
         if i < len(tokens) and tokens[i] in _BINDERS:
             if negated:
                 return None, f"{name} is both negated and given a value"
-            if i + 1 >= len(tokens) or tokens[i + 1] not in TRUE_WORDS | FALSE_WORDS:
+            if i + 1 >= len(tokens) or tokens[i + 1] not in _VALUE_WORDS:
                 return None, f"{name} needs a value true/false"
             value = tokens[i + 1] in TRUE_WORDS
             i += 2

@@ -145,11 +145,10 @@ def truth_tables(premises: list[fm.Formula], conclusion: fm.Formula, n: int) -> 
 
 
 def _cube(table: np.ndarray, fixed: dict[int, bool]) -> np.ndarray:
-    """The rows of ``table`` that agree with the fixed values."""
-    rows = np.ones(len(table), dtype=bool)
-    for i, value in fixed.items():
-        rows &= table[:, i] == value
-    return rows
+    """The rows of ``table`` that agree with the fixed values (row r holds variable i in bit i)."""
+    mask = sum(1 << i for i in fixed)
+    pattern = sum(1 << i for i, value in fixed.items() if value)
+    return (np.arange(len(table)) & mask) == pattern
 
 
 def _closing(rows: np.ndarray, premises: np.ndarray, conclusion: np.ndarray) -> int | None | bool:
