@@ -22,6 +22,7 @@ _TOKEN = re.compile(r"[A-Za-z_][A-Za-z_0-9]*|\d+|[¬~!\-\u2212=:]|[^\s,;]")
 _VALUE_WORDS = TRUE_WORDS | FALSE_WORDS
 _BINDERS = frozenset({"=", ":", "is"})
 _INDEX = re.compile(r"[1-9][0-9]{0,5}")
+MAX_CHARS_PER_VARIABLE = 40  # "x80 = false, " is 13: a longer text is not an assignment
 
 
 def parse_bool_assignment(
@@ -31,6 +32,8 @@ def parse_bool_assignment(
 
     With ``partial`` some variables may be left out (at least one must be given).
     """
+    if len(text) > MAX_CHARS_PER_VARIABLE * len(names) + 100:
+        return None, "the assignment is far longer than one value per variable"
     lookup = {name.lower(): name for name in names}
     tokens = [t.lower() for t in _TOKEN.findall(_STRIP.sub(" ", text))]
     if dimacs and tokens and tokens[-1] == "0" and not any(t in _BINDERS for t in tokens):

@@ -316,7 +316,8 @@ ROLES = {"knight": "knight", "knights": "knight", "knave": "knave", "knaves": "k
 FILLER = frozenset({"is", "are", "a", "an", "and", "both", "also", "the", "while", "but", "whereas"})
 # punctuation that only separates; a dash counts only when no word follows it at once ("- Bob -
 # knight", not "-knight"). Any other sign (¬, ≠, !, ~, /, ?) refuses the answer: it may negate.
-_SEPARATORS = re.compile(r"\s+|->|=>|→|[,;:.=*_`\"'()\[\]{}|&]|-(?![a-z])")
+_SEPARATORS = re.compile(r"(?:\s+|->|=>|→|[,;:.=*_`\"'()\[\]{}|&]|-(?![a-z]))+")
+MAX_ANSWER_CHARS = 4000  # twelve names and roles, however verbose, fit many times over
 
 
 def format_assignment(names: list[str], roles: list[str]) -> str:
@@ -331,6 +332,8 @@ def parse_assignment(text: str, names: list[str]) -> tuple[dict[str, str] | None
     lines. Any other word (``not``, an unknown name) or sign (``¬``, ``≠``, ``!``) makes the
     answer unclear, which is a format error rather than a guess.
     """
+    if len(text) > MAX_ANSWER_CHARS:
+        return None, f"the answer is longer than {MAX_ANSWER_CHARS} characters"
     if text.lstrip().startswith("{"):
         try:
             data = json.loads(text)

@@ -28,7 +28,8 @@ KINDS = ("at", "not_at", "end", "middle", "left", "next", "adjacent", "apart", "
 ANSWER_LINE = r"(?im)^\s*(?:final\s+)?answer\s*(?:is)?\s*[:=]\s*(.+?)\s*$"
 _FILLER = frozenset({"and", "then"})
 # what may separate the names: punctuation, arrows and "<" (left of); ">" or "≠" refuse the answer
-_SEPARATORS = re.compile(r"\s+|->|=>|→|[<,;:.()\[\]\-–—*_`\"'|]")
+_SEPARATORS = re.compile(r"(?:\s+|->|=>|→|[<,;:.()\[\]\-–—*_`\"'|])+")
+MAX_ANSWER_CHARS = 4000  # twelve names in order fit many times over
 
 
 @dataclass(frozen=True)
@@ -152,6 +153,8 @@ names): <answer>Zed, Quinn, Uma</answer>"""
 def parse_order(text: str, names: list[str]) -> tuple[list[str] | None, str]:
     """Names in order; enumerators ("1. Alice 2. Bob") are allowed when each one counts up and
     comes right before its name. Any word or sign not understood refuses the answer."""
+    if len(text) > MAX_ANSWER_CHARS:
+        return None, f"the answer is longer than {MAX_ANSWER_CHARS} characters"
     tokens, why = scan_words(text, _SEPARATORS)
     if tokens is None:
         return None, f"{why}: list only the names"

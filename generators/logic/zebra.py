@@ -72,7 +72,8 @@ KINDS = ("same", "diff", "at", "not_at", "next", "left", "adjacent")
 ANSWER_LINE = r"(?im)^\s*(?:final\s+)?answer\s*(?:is)?\s*[:=]\s*(.+?)\s*$"
 # what may separate words: punctuation of lists, tables and JSON; any other sign (¬, ≠, !, /)
 # refuses the answer rather than being skipped
-_SEPARATORS = re.compile(r"\s+|->|=>|→|[,;:.=()\[\]{}\-–—*_`\"'|]")
+_SEPARATORS = re.compile(r"(?:\s+|->|=>|→|[,;:.=()\[\]{}\-–—*_`\"'|])+")
+MAX_ANSWER_CHARS = 8000  # a 7 x 7 grid as a table or JSON fits several times over
 _FILLER = frozenset({"house", "the", "and", *ATTRIBUTES, "colour", "nation"})
 
 
@@ -208,6 +209,8 @@ def parse_grid(text: str, values: list[list[str]], h: int) -> tuple[list[int] | 
             lookup[word.lower()] = attr * h + v
     pos: list[int | None] = [None] * (len(values) * h)
     house = None
+    if len(text) > MAX_ANSWER_CHARS:
+        return None, f"the answer is longer than {MAX_ANSWER_CHARS} characters"
     tokens, why = scan_words(text, _SEPARATORS)
     if tokens is None:
         return None, why
