@@ -213,7 +213,7 @@ def best_constant_score(
     vocabulary, content-free forms, the prompt's own format example and the family's surface
     policies. Returns a JSON-ready dict::
 
-        {"family", "family_version", "level", "seeds", "candidates",
+        {"family", "family_version", "level", "seeds", "candidates", "max_references",
          "best_score", "best_answer", "top": [{"answer", "score"}, ...], "seconds"}
 
     ``best_answer`` names the winning candidate: ``"constant reference: <the response>"``, ``"the
@@ -236,6 +236,7 @@ def best_constant_score(
         "level": level,
         "seeds": len(tasks),
         "candidates": len(scores),
+        "max_references": max_references,
         "best_score": ranked[0][1],
         "best_answer": ranked[0][0][:300],
         "top": [{"answer": label[:300], "score": score} for label, score in ranked[1 : TOP + 1]],
@@ -256,7 +257,9 @@ def main() -> None:
         "--levels", nargs="*", type=int, default=list(range(1, 11)), help="levels (default 1..10)"
     )
     parser.add_argument("--seeds", type=int, default=SEEDS, help="seeds 0..N-1 per level")
-    parser.add_argument("--max-references", type=int, default=None, help="most frequent references tried")
+    parser.add_argument(
+        "--max-references", type=int, default=None, help="most frequent references tried (default: all)"
+    )
     parser.add_argument("--jobs", type=int, default=1, help="family levels measured in parallel processes")
     parser.add_argument("--out", type=Path, default=RESULTS, help="JSON file to merge the results into")
     args = parser.parse_args()
@@ -282,7 +285,16 @@ def main() -> None:
                 print(f"{name:<26} level {level:>2}: FAILED {type(exc).__name__}: {exc}", file=sys.stderr)
                 continue
             results["families"][name]["levels"][str(level)] = {
-                k: row[k] for k in ("seeds", "candidates", "best_score", "best_answer", "top", "seconds")
+                k: row[k]
+                for k in (
+                    "seeds",
+                    "candidates",
+                    "max_references",
+                    "best_score",
+                    "best_answer",
+                    "top",
+                    "seconds",
+                )
             }
             flag = "  OVER" if level >= 4 and row["best_score"] > BOUND else ""
             print(

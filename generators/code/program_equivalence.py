@@ -4,9 +4,9 @@ counterexample input.
 ``g`` is derived from ``f`` by semantics-preserving rewrites (``a + b -> (a ^ b) + ((a & b) << 1)``,
 ``a ^ b -> (a | b) - (a & b)``, ...); for a non-equivalent pair ``f`` is first mutated (an
 operator swapped or a constant moved) or, from level 3, a variable v becomes ``v ^ R`` where R is 1
-only when ``rare_bits`` chosen input bits take chosen values (each set or clear), so random testing
-rarely finds the difference and no constant input often does. z3 decides equivalence at generation time (the stored truth, with a deterministic
-resource limit).
+only when ``rare_bits`` chosen input bits take chosen values (each set or clear), so random
+testing rarely finds the difference and no constant input often does. z3 decides equivalence at
+generation time (the stored truth, with a deterministic resource limit).
 
 Both verdicts carry a certificate (issue 16: a bare "equivalent" scored 47%). A counterexample is
 checked by evaluating both programs on it with our own evaluator (the programs are ours, the input

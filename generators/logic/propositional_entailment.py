@@ -6,7 +6,8 @@ conclusion false); "yes" comes with a case split: cases that each fix some varia
 cover every assignment, and in each of which a named premise is false or the conclusion is true
 whatever the other variables are (a full truth table is one such split; a good one is much
 shorter). Any valid certificate is accepted; both are checked exactly on the truth tables (at
-most 2^8 rows, at most ``MAX_CASES`` cases), in well under a millisecond per case.
+most 2^8 rows, at most ``MAX_CASES`` cases). The reference split is found greedily (split on the
+variable that closes most cases at once); the weak solver splits in variable order on a budget.
 Generation draws premises and a conclusion, classifies them with a numpy truth table, balances
 yes/no, and proves every "yes" with z3 (premises and not-conclusion unsatisfiable). From level 3
 on, a "yes" never follows from a single premise and a "no" never has the all-true or all-false
@@ -39,9 +40,9 @@ _REASON = re.compile(
     r"(?:the\s+)?(?:premise\s+(?P<premise>\d{1,3})|(?P<conclusion>conclusion))\s+(?:is\s+)?(?P<value>true|false)",
     re.IGNORECASE,
 )
-Case = tuple[
-    dict[int, bool], int | None
-]  # (fixed values by variable, the false premise or None: conclusion true)
+# a case: the values it fixes (by variable index) and its reason (a false premise's index, or
+# None for "the conclusion is true")
+Case = tuple[dict[int, bool], int | None]
 
 
 @dataclass(frozen=True)
