@@ -181,11 +181,11 @@ def _policies(family: str, tasks: list[Task], max_references: int | None) -> dic
     policies: dict[str, list[str]] = {}
     references = Counter(impl.reference_response(t) for t in tasks)
     for response, _ in references.most_common(max_references):
-        policies[f"constant reference: {response}"] = [response] * n
+        policies[f"constant: {response}"] = [response] * n
     for word in VOCABULARY:
-        policies.setdefault(f"constant reference: {_tagged(word)}", [_tagged(word)] * n)
+        policies.setdefault(f"constant: {_tagged(word)}", [_tagged(word)] * n)
     for text in CONTENT_FREE:
-        policies.setdefault(f"constant reference: {text}", [text] * n)
+        policies.setdefault(f"constant: {text}", [text] * n)
     examples = [_EXAMPLE.findall(t.prompt) for t in tasks]
     for k in range(max((len(e) for e in examples), default=0)):
         policies[f"the prompt's format example {k + 1}"] = [
@@ -199,25 +199,41 @@ def _policies(family: str, tasks: list[Task], max_references: int | None) -> dic
     return policies
 
 
+def _mean_reward(tasks: list[Task], responses: list[str], references: list[str], screen: int | None) -> float:
+    """Mean reward of ``responses[k]`` for ``tasks[k]``. With ``screen``, a candidate that earns
+    nothing on the first ``screen`` tasks whose reference it is not is graded no further: it then
+    scores the share of tasks whose reference it is (right by the contract tests), a lower bound
+    that misses a true rate of 0.25 with probability 0.75^20 = 0.3% for a screen of 20."""
+    own = [k for k, (r, ref) in enumerate(zip(responses, references, strict=True)) if r == ref]
+    if screen is not None:
+        probe = [k for k in range(len(tasks)) if responses[k] != references[k]][:screen]
+        if not any(grade(tasks[k], responses[k]).reward for k in probe):
+            return len(own) / len(tasks)
+    return sum(grade(t, r).reward for t, r in zip(tasks, responses, strict=True)) / len(tasks)
+
+
 def best_constant_score(
     family: str,
     level: int,
     seeds: Iterable[int],
     *,
     max_references: int | None = None,
+    screen: int | None = None,
 ) -> dict[str, Any]:
     """The best mean reward any constant or content-free answer gets at ``level`` over ``seeds``.
 
     Candidates (see the module docstring): every distinct reference response at the level (at
     most ``max_references`` of them, the most frequent first; ``None`` = all), the answer
     vocabulary, content-free forms, the prompt's own format example and the family's surface
-    policies. Returns a JSON-ready dict::
+    policies. ``screen`` (e.g. 20) first grades each candidate on that many tasks and stops if it
+    earns nothing there (see ``_mean_reward``), for families whose verify is slow; ``None``
+    grades every candidate on every task. Returns a JSON-ready dict::
 
-        {"family", "family_version", "level", "seeds", "candidates", "max_references",
+        {"family", "family_version", "level", "seeds", "candidates", "max_references", "screen",
          "best_score", "best_answer", "top": [{"answer", "score"}, ...], "seconds"}
 
-    ``best_answer`` names the winning candidate: ``"constant reference: <the response>"``, ``"the
-    prompt's format example 1"`` or ``"surface: <policy>"``. Every verify goes through
+    ``best_answer`` names the winning candidate: ``"constant: <the response>"``, ``"the prompt's
+    format example 1"`` or ``"surface: <policy>"``. Every verify goes through
     ``palaestra.verify``, so a verifier crash counts as a miss, never as a hit.
     """
     started = time.process_time()
@@ -225,10 +241,11 @@ def best_constant_score(
     tasks = [palaestra.make_task(family, seed=s, level=level) for s in seeds]
     if not tasks:
         raise ValueError("seeds must not be empty")
-    scores: dict[str, float] = {}
-    for label, responses in _policies(family, tasks, max_references).items():
-        hits = sum(grade(task, response).reward for task, response in zip(tasks, responses, strict=True))
-        scores[label] = hits / len(tasks)
+    references = [spec.impl.reference_response(t) for t in tasks]
+    scores = {
+        label: _mean_reward(tasks, responses, references, screen)
+        for label, responses in _policies(family, tasks, max_references).items()
+    }
     ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
     return {
         "family": family,
@@ -237,6 +254,7 @@ def best_constant_score(
         "seeds": len(tasks),
         "candidates": len(scores),
         "max_references": max_references,
+        "screen": screen,
         "best_score": ranked[0][1],
         "best_answer": ranked[0][0][:300],
         "top": [{"answer": label[:300], "score": score} for label, score in ranked[1 : TOP + 1]],
@@ -244,8 +262,10 @@ def best_constant_score(
     }
 
 
-def _measure(family: str, level: int, seeds: int, max_references: int | None) -> dict[str, Any]:
-    return best_constant_score(family, level, range(seeds), max_references=max_references)
+def _measure(
+    family: str, level: int, seeds: int, max_references: int | None, screen: int | None
+) -> dict[str, Any]:
+    return best_constant_score(family, level, range(seeds), max_references=max_references, screen=screen)
 
 
 def main() -> None:
@@ -259,6 +279,9 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=SEEDS, help="seeds 0..N-1 per level")
     parser.add_argument(
         "--max-references", type=int, default=None, help="most frequent references tried (default: all)"
+    )
+    parser.add_argument(
+        "--screen", type=int, default=None, help="grade a candidate fully only if it earns on this many tasks"
     )
     parser.add_argument("--jobs", type=int, default=1, help="family levels measured in parallel processes")
     parser.add_argument("--out", type=Path, default=RESULTS, help="JSON file to merge the results into")
@@ -274,7 +297,7 @@ def main() -> None:
             results["families"][name] = {"family_version": get(name).version, "levels": {}}
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
         futures = {
-            pool.submit(_measure, name, level, args.seeds, args.max_references): (name, level)
+            pool.submit(_measure, name, level, args.seeds, args.max_references, args.screen): (name, level)
             for name, level in todo
         }
         for future in as_completed(futures):
@@ -290,6 +313,7 @@ def main() -> None:
                     "seeds",
                     "candidates",
                     "max_references",
+                    "screen",
                     "best_score",
                     "best_answer",
                     "top",
