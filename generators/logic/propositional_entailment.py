@@ -30,7 +30,6 @@ from palaestra.verifiers.extract import extract_answer
 
 CONNECTIVES = ("not", "and", "or", "implies", "iff", "xor")
 VARIABLES = ("p", "q", "r", "s", "u", "v", "w", "z")  # no "t"/"f": they read as truth values
-ANSWER_LINE = r"(?im)^\s*(?:final\s+)?answer\s*(?:is)?\s*[:=]\s*(.+?)\s*$"
 _VERDICT = re.compile(r"^\s*(yes|no)\b[\s,;:.\-—]*(.*)$", re.IGNORECASE | re.DOTALL)
 MAX_CASES = 512  # a split never needs more than 2^8 cases
 MAX_ANSWER_CHARS = 64_000  # a full truth table of 8 variables, written out in words, fits
@@ -335,9 +334,7 @@ class PropositionalEntailment(Family):
         )
 
     def verify(self, task: Task, response: str) -> Verdict:
-        extraction = extract_answer(
-            response, pattern=ANSWER_LINE, allow_bare=True, max_chars=MAX_ANSWER_CHARS
-        )
+        extraction = extract_answer(response, allow_bare=True, max_chars=MAX_ANSWER_CHARS)
         if not extraction.ok or extraction.text is None:
             return Verdict.bad_format(extraction.error or "no answer")
         match = _VERDICT.match(extraction.text)

@@ -69,7 +69,6 @@ ATTRIBUTES = {
     ),
 }
 KINDS = ("same", "diff", "at", "not_at", "next", "left", "adjacent")
-ANSWER_LINE = r"(?im)^\s*(?:final\s+)?answer\s*(?:is)?\s*[:=]\s*(.+?)\s*$"
 # what may separate words: punctuation of lists, tables and JSON; any other sign (¬, ≠, !, /)
 # refuses the answer rather than being skipped
 _SEPARATORS = re.compile(r"(?:\s+|->|=>|→|[,;:.=()\[\]{}\-–—*_`\"'|])+")
@@ -308,7 +307,7 @@ class Zebra(Family):
         return h, a, [list(range(i * h, (i + 1) * h)) for i in range(a)]
 
     def verify(self, task: Task, response: str) -> Verdict:
-        extraction = extract_answer(response, pattern=ANSWER_LINE, allow_bare=True)
+        extraction = extract_answer(response, allow_bare=True)
         if not extraction.ok or extraction.text is None:
             return Verdict.bad_format(extraction.error or "no answer")
         h, _, _ = self._groups(task)
