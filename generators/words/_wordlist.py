@@ -1,7 +1,8 @@
 """The word lists of the words families (SCOWL; provenance and licence in ``data/SOURCE.md``).
 
 ``common_words(n)``: the most common English words of ``n`` letters (SCOWL sizes 10 and 20),
-from which secrets and reference answers are drawn. ``dictionary(n)``: every word of ``n``
+from which secrets and reference answers are drawn. ``known_words(n)``: words an educated reader
+knows (SCOWL up to size 35), which a word ladder's reference steps may use. ``dictionary(n)``: every word of ``n``
 letters of the larger spell-checker list (SCOWL sizes up to 50, American and British
 spellings), which solvers may use and against which uniqueness is proven. Both are sorted
 tuples of lowercase ASCII words, loaded once per process.
@@ -28,6 +29,10 @@ def all_common_words() -> tuple[str, ...]:
     return _all("common.txt")
 
 
+def all_known_words() -> tuple[str, ...]:
+    return _all("known.txt.gz")
+
+
 def all_dictionary_words() -> tuple[str, ...]:
     return _all("dictionary.txt.gz")
 
@@ -36,6 +41,12 @@ def all_dictionary_words() -> tuple[str, ...]:
 def common_words(length: int) -> tuple[str, ...]:
     """Common words of ``length`` letters, sorted."""
     return tuple(w for w in all_common_words() if len(w) == length)
+
+
+@functools.cache
+def known_words(length: int) -> tuple[str, ...]:
+    """Known words of ``length`` letters (SCOWL up to size 35), sorted; between the two lists."""
+    return tuple(w for w in all_known_words() if len(w) == length)
 
 
 @functools.cache
