@@ -74,6 +74,9 @@ def run_train(args: argparse.Namespace) -> int:
 
     if selfplay_enabled(args):  # --selfplay, or a preset that self-plays unless --no-selfplay
         return run_selfplay_train(args, config)
+    from palaestra.agents.run import quiet_third_party
+
+    quiet_third_party(config.verbose)  # before torch is imported: it reads its log level then
     try:
         import torch  # noqa: F401
         import transformers  # noqa: F401

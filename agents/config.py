@@ -46,6 +46,15 @@ class TrainConfig:
 
     # --- tasks and curriculum ---
     families: str = opt("expression", "comma-separated task families to train on")
+    knobs: str = opt(
+        "",
+        'JSON knob overrides per family, applied on top of every level, e.g. {"expression": {"digits": 2}}',
+    )
+    heldout_share: float = opt(
+        0.2,
+        "share of each family's problem space held out for evaluation, split by content hash: "
+        "no held-out problem is ever trained on, whatever the seed",
+    )
     start_level: int = opt(1, "initial difficulty level of every family")
     max_level: int = opt(10, "highest level the curriculum may reach")
     adaptive_level: bool = opt(True, "move each family's level to keep its solve rate inside the band")
@@ -105,21 +114,52 @@ class TrainConfig:
     )
     bf16: bool = opt(True, "bf16 autocast for the trainer on GPU (ignored on CPU)")
 
-    # --- warm start and evaluation ---
-    sft_steps: int = opt(0, "supervised warm-start steps on reference solutions before RL")
+    # --- warm start, controls and evaluation ---
+    sft_steps: int = opt(0, "supervised warm-start steps on teacher demonstrations before RL")
     sft_batch_size: int = opt(32, "SFT batch size")
-    sft_learning_rate: float = opt(2e-3, "SFT learning rate")
+    sft_learning_rate: float = opt(
+        2e-3, "SFT learning rate (linear warm-up over 10% of the steps, then constant)"
+    )
     sft_levels: str = opt("", "comma-separated levels for SFT data (default: start_level)")
+    sft_target_accuracy: float = opt(
+        0.0,
+        "SFT convergence check: greedy accuracy the model must reach on training-side problems where the "
+        "teacher is right; SFT is extended until it does, and the run stops with an error if it never "
+        "does (0: no check)",
+    )
+    sft_max_steps: int = opt(0, "SFT steps at most, extensions included (0: 2 x sft_steps)")
+    teacher_errors: str = opt(
+        "",
+        "weak teacher: systematic errors in the SFT demonstrations as NAME:RATE, e.g. 'sign:0.6,carry:0.6' "
+        "(sign: a negative result loses its minus sign; carry: the final carry is dropped); empty: exact",
+    )
+    worked_answers: bool = opt(
+        True, "expression demonstrations restate the expression before the answer ('47 - 85 = -38')"
+    )
+    control: bool = opt(
+        True,
+        "also continue SFT from the warm start for as many sequences as RL trains on (the equal-compute "
+        "control) and evaluate it",
+    )
     eval_every: int = opt(0, "evaluate greedy accuracy on held-out tasks every N steps (0: only at the end)")
-    eval_tasks: int = opt(64, "held-out tasks per family and level for evaluation (disjoint seeds)")
+    eval_tasks: int = opt(
+        64, "distinct held-out problems per family and level for evaluation (fewer if the space is smaller)"
+    )
+    eval_samples: int = opt(
+        0, "sampled completions per held-out problem at the rollout temperature (0: greedy accuracy only)"
+    )
 
     # --- run bookkeeping ---
     seed: int = opt(0, "run seed: tasks, sampling and initialisation all derive from it")
     output_dir: str = opt("runs/palaestra", "folder for metrics.jsonl, plots, checkpoints and summary")
+    run_subfolder: bool = opt(
+        True, "write each run to a new timestamped folder inside output_dir (--resume takes the latest)"
+    )
     checkpoint_every: int = opt(0, "save a checkpoint every N steps (0: only at the end)")
     resume: bool = opt(False, "resume from the latest checkpoint in output_dir")
     plots: bool = opt(True, "write PNG plots of the metrics (needs matplotlib)")
     progress: bool = opt(True, "show a progress bar with ETA on stderr")
+    verbose: bool = opt(False, "show the log output of vLLM, torch and transformers")
 
     def __post_init__(self) -> None:
         self.validate()
@@ -166,9 +206,29 @@ class TrainConfig:
             raise ValueError("config temperature must be > 0 for RL rollouts (GRPO needs diverse groups)")
         if not self.family_list():
             raise ValueError("config families is empty")
+        if not 0 < self.heldout_share < 1:
+            raise ValueError(f"config heldout_share must lie in (0, 1), got {self.heldout_share}")
+        if not 0 <= self.sft_target_accuracy <= 1:
+            raise ValueError("config sft_target_accuracy must lie in [0, 1]")
+        if self.eval_samples < 0 or self.sft_max_steps < 0:
+            raise ValueError("config eval_samples and sft_max_steps must be >= 0")
+        from palaestra.agents.tasks import parse_knobs
+        from palaestra.agents.teacher import parse_errors
+
+        parse_errors(self.teacher_errors)
+        unknown = sorted(set(parse_knobs(self.knobs)) - set(self.family_list()))
+        if unknown:
+            raise ValueError(f"config knobs name families that are not trained on: {unknown}")
 
     def family_list(self) -> list[str]:
         return [f.strip() for f in self.families.split(",") if f.strip()]
+
+    def sft_step_limit(self) -> int:
+        return self.sft_max_steps or 2 * self.sft_steps
+
+    def rl_sequences(self) -> int:
+        """Sequences one RL run generates and scores: the equal-compute control trains on as many."""
+        return self.steps * self.prompts_per_step * self.group_size
 
     def sft_level_list(self) -> list[int]:
         return [int(x) for x in self.sft_levels.split(",") if x.strip()] or [self.start_level]

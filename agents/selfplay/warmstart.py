@@ -160,3 +160,19 @@ def pairs_summary(pairs: Sequence[tuple[str, str]]) -> dict[str, int]:
     """How many proposer and solver examples a pair list holds."""
     proposer = sum(1 for _, r in pairs if r.startswith("<task>"))
     return {"proposer": proposer, "solver": len(pairs) - proposer}
+
+
+def proposer_examples(
+    language: Any, chat: Any, space: Any, n: int, rng: np.random.Generator, level: int = 1
+) -> list[tuple[list[int], list[int]]]:
+    """``n`` proposer demonstrations for the ``expression`` language: the proposer prompt, then a
+    random training-side catalog problem as ``<task>...</task>``. They teach the format only: the
+    problems are uniform draws, so whatever the proposer learns to prefer, self-play taught it."""
+    out = []
+    for _ in range(n):
+        task = space.train_task("expression", level, rng)
+        prompt = language.proposer_prompt(language.task_types[0], [])
+        out.append(
+            (chat.prompt_ids(prompt), chat.response_ids(f"<task>{task.metadata['expression']}</task>"))
+        )
+    return out

@@ -69,7 +69,9 @@ def test_vllm_sampled_logprobs_match_trainer_scoring(tiny_path, tokenizer, vllm_
     hf = TransformersBackend.from_pretrained(tiny_path)
     _perturb(hf.model, seed=11)
     vllm_engine.sync_weights(hf.model.state_dict())
-    s = Sampling(max_tokens=8, temperature=temperature, top_p=top_p, seed=5, stop_token_ids=chat.stop_token_ids)
+    s = Sampling(
+        max_tokens=8, temperature=temperature, top_p=top_p, seed=5, stop_token_ids=chat.stop_token_ids
+    )
     groups = vllm_engine.generate(prompts, 2, s)
     again = vllm_engine.generate(prompts, 2, s)
     assert [[c.token_ids for c in g] for g in groups] == [[c.token_ids for c in g] for g in again]
@@ -79,7 +81,9 @@ def test_vllm_sampled_logprobs_match_trainer_scoring(tiny_path, tokenizer, vllm_
             ids = torch.tensor([prompt + c.token_ids])
             with torch.no_grad():
                 logits = hf.model(input_ids=ids).logits[0, len(prompt) - 1 : -1]
-            lp = torch.log_softmax(logits / temperature, -1).gather(-1, torch.tensor(c.token_ids)[:, None])[:, 0]
+            lp = torch.log_softmax(logits / temperature, -1).gather(-1, torch.tensor(c.token_ids)[:, None])[
+                :, 0
+            ]
             worst = max(worst, float((lp - torch.tensor(c.logprobs)).abs().max()))
     assert worst < 1e-4, worst
 

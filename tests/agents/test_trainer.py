@@ -33,6 +33,7 @@ def _config(tmp_path, **kw):
         max_new_tokens=8,
         eval_tasks=4,
         output_dir=str(tmp_path / "run"),
+        run_subfolder=False,
         progress=False,
         plots=False,
     )
