@@ -171,6 +171,24 @@ def sft_stage(trainer: GRPOTrainer, ctx: RunContext, **extra: Any) -> tuple[SFT,
     return sft, info
 
 
+def warm_start_stage(
+    trainer: GRPOTrainer, ctx: RunContext, **extra: Any
+) -> tuple[SFT | None, dict[str, Any]]:
+    """The SFT warm start if the config asks for one, saved as ``checkpoints/sft``. Without SFT
+    but with the control, the starting model itself is saved there: the control then is SFT on
+    the teacher's demonstrations from the starting model (for a real model, the generators'
+    reference answers at ``sft_learning_rate``)."""
+    cfg = ctx.config
+    if cfg.sft_steps > 0:
+        sft, info = sft_stage(trainer, ctx, **extra)
+    elif cfg.control:
+        sft, info = sft_runner(trainer, **extra), {}
+    else:
+        return None, {}
+    save_sft_checkpoint(trainer, sft)
+    return sft, info
+
+
 def sft_runner(trainer: GRPOTrainer, **extra: Any) -> SFT:
     """An :class:`SFT` over the trainer's policy, task space and teacher, as the config says."""
     cfg = trainer.config
@@ -182,7 +200,7 @@ def sft_runner(trainer: GRPOTrainer, **extra: Any) -> SFT:
         levels=cfg.sft_level_list(),
         batch_size=cfg.sft_batch_size,
         learning_rate=cfg.sft_learning_rate,
-        warmup_steps=max(1, cfg.sft_steps // 10),
+        warmup_steps=max(1, (cfg.sft_steps or math.ceil(cfg.rl_sequences() / cfg.sft_batch_size)) // 10),
         seed=cfg.seed,
         device=trainer.device,
         **extra,
@@ -192,7 +210,7 @@ def sft_runner(trainer: GRPOTrainer, **extra: Any) -> SFT:
 def reevaluate_sft(trainer: GRPOTrainer, ctx: RunContext, state: dict[str, Any]) -> EvalResult:
     """Evaluate the warm start again (a resumed run lost the first evaluation's per-problem scores)."""
     current = {k: v.detach().clone() for k, v in trainer.policy.state_dict().items()}
-    trainer.policy.load_state_dict(state["weights"])
+    trainer.policy.load_state_dict(state["weights"], strict=False)
     trainer.sync()
     result = eval_stage(trainer, ctx, "eval_sft", "eval SFT-only", 0)
     trainer.policy.load_state_dict(current)
@@ -249,7 +267,7 @@ def control_stage(
 ) -> tuple[EvalResult, dict[str, Any]]:
     """SFT continued from the warm start (its weights and optimizer state) for ``sequences``
     demonstrations, evaluated on the held-out problems; the policy is left at the control's weights."""
-    trainer.policy.load_state_dict(sft_state["weights"])
+    trainer.policy.load_state_dict(sft_state["weights"], strict=False)
     sft.load_state_dict(sft_state["sft"])
     steps = max(1, math.ceil(sequences / ctx.config.sft_batch_size))
     t0 = time.perf_counter()
@@ -287,10 +305,9 @@ def load_sft_snapshot(trainer: GRPOTrainer, sft: SFT) -> dict[str, Any]:
     from safetensors.torch import load_file
 
     path = Path(trainer.config.output_dir) / "checkpoints" / "sft"
+    # every weight but tied copies (lm_head shares the embedding): loaded with strict=False
     weights = load_file(str(path / "model.safetensors"), device=trainer.device)
-    full = {k: v.detach().clone() for k, v in trainer.policy.state_dict().items()}
-    full.update(weights)
-    return {"weights": full, "sft": torch.load(path / "sft_optimizer.pt", weights_only=False)}
+    return {"weights": weights, "sft": torch.load(path / "sft_optimizer.pt", weights_only=False)}
 
 
 def write_heldout_suite(trainer: GRPOTrainer, out: Path) -> Path:
@@ -489,12 +506,10 @@ def run_training(
         ctx.metrics_path.unlink(missing_ok=True)
         (ctx.out / "config.json").write_text(config.to_json())
         write_heldout_suite(trainer, ctx.out)
-        if config.sft_steps > 0:
-            sft, info = sft_stage(trainer, ctx)
-            extra.update(info)
-            save_sft_checkpoint(trainer, sft)
-            if config.control:
-                sft_state = snapshot(trainer, sft)
+        sft, info = warm_start_stage(trainer, ctx)
+        extra.update(info)
+        if sft is not None and config.control:
+            sft_state = snapshot(trainer, sft)
         trainer.snapshot_reference()
         trainer.sync()
         arms["sft"] = eval_stage(trainer, ctx, "eval_sft", "eval SFT-only", 0)
@@ -507,7 +522,7 @@ def run_training(
         ctx.log({"kind": "step", **last})
         step = trainer.step_count
         if config.eval_every and step % config.eval_every == 0 and step < config.steps:
-            ctx.log({"kind": "eval", "step": step, **trainer.evaluate()})
+            ctx.log({"kind": "eval", "step": step, **trainer.evaluate(samples=0)})  # greedy: cheap
         if config.checkpoint_every and step % config.checkpoint_every == 0:
             save_checkpoint(trainer, extra)
         bar.update(step, f"reward {last['rollout/reward']:.2f} solve {last['rollout/solve_rate']:.2f}")
@@ -519,7 +534,7 @@ def run_training(
     arms["trained"] = eval_stage(trainer, ctx, "eval", "eval after RL", trainer.step_count)
     save_checkpoint(trainer, extra, name="final")
     extra["steps"] = trainer.step_count
-    if config.control and config.sft_steps > 0:
+    if config.control:
         if sft is None:  # resumed: rebuild the SFT runner and read the warm start back
             sft = sft_runner(trainer)
             sft_state = load_sft_snapshot(trainer, sft)

@@ -6,17 +6,24 @@ setting is a *weak teacher*: demonstrations distilled from a model that makes sy
 :class:`Teacher` writes them, and names the subset of problems where it errs so that evaluation
 can report accuracy on exactly that subset.
 
-Each demonstration is a worked line and the answer, ``47 - 85 = -38`` then
-``<answer>-38</answer>``: restating the expression next to the result lets a small model compute
-from adjacent tokens instead of reaching ~80 tokens back to the operands for every digit, which
-made SFT of the tiny model a coin toss per seed (docs/training.md). Families other than
-``expression`` get their generator's reference response.
+Each demonstration is a worked line and the answer: the expression restated, then folded left to
+right one operation at a time (``3 + 8 - 9 = 11 - 9 = 2``, then ``<answer>2</answer>``). Every
+step is one small operation on adjacent tokens, so a held-out problem is a new composition of
+steps the model has seen, and a small model learns it (one line ``47 - 85 = -38`` for two-digit
+operands stayed at 0-2% accuracy after 400 SFT steps). Families other than ``expression`` get
+their generator's reference response.
 
-Error types (for ``expression`` over integers; a demonstration errs with probability ``rate``):
+Error types (for ``expression`` over integers; a demonstration errs with probability ``rate``).
+The teacher's working is right; it errs when it writes the final answer down:
 
-- ``sign``: a negative result is written without its minus sign (``3 - 8 = 5``);
+- ``sign``: a negative result loses its minus sign (``... = -6`` then ``<answer>6</answer>``);
 - ``carry``: a result with more digits than the largest operand loses its leading digit, the final
-  carry (``7 + 8 = 5``, ``56 + 71 = 27``).
+  carry (``... = 14`` then ``<answer>4</answer>``).
+
+(Errors inside the worked steps, ``14 + 2 = 6``, made SFT itself fail: the 1M-parameter model then
+read every two-digit step as a guess and stayed at 4-9% accuracy after 800 steps where the exact
+teacher's demonstrations reached 32%. An error in the final answer keeps the working learnable and
+is exactly what an exact verifier sees and SFT on more of the same demonstrations cannot fix.)
 """
 
 from __future__ import annotations
@@ -36,6 +43,22 @@ def _operand_digits(expression: str) -> int:
     """Digits of the largest integer operand in an expression such as ``85 - 46 - 22``."""
     numbers = [tok.strip("()-") for tok in expression.split()]
     return max((len(n) for n in numbers if n.isdigit()), default=0)
+
+
+def worked_steps(expression: str, answer: str) -> str:
+    """``3 + 8 - 9`` -> ``3 + 8 - 9 = 11 - 9 = 2`` for flat chains of three or more whole numbers
+    joined by ``+``/``-``; any other expression -> ``expression = answer``."""
+    parts = expression.split()
+    numbers, ops = parts[0::2], parts[1::2]
+    if len(parts) < 5 or not all(n.isdigit() for n in numbers) or not set(ops) <= {"+", "-"}:
+        return f"{expression} = {answer}"
+    value = int(numbers[0])
+    steps = [expression]
+    for k, (op, number) in enumerate(zip(ops, numbers[1:], strict=True)):
+        value = value + int(number) if op == "+" else value - int(number)
+        rest = " ".join(f"{o} {n}" for o, n in zip(ops[k + 1 :], numbers[k + 2 :], strict=True))
+        steps.append(f"{value} {rest}".strip())
+    return " = ".join(steps)
 
 
 def applicable_error(task: Task) -> str | None:
@@ -90,12 +113,12 @@ class Teacher:
             from palaestra.registry import get
 
             return get(task.family).impl.reference_response(task)
-        answer = str(task.answer)
+        right = answer = str(task.answer)
         error = applicable_error(task)
         if error in self.errors and rng.random() < self.errors[error]:
             answer = wrong_answer(task, error)
         if self.worked:
-            return f"{task.metadata['expression']} = {answer}\n<answer>{answer}</answer>"
+            return f"{worked_steps(task.metadata['expression'], right)}\n<answer>{answer}</answer>"
         return f"<answer>{answer}</answer>"
 
     def subset(self, task: Task) -> str:

@@ -400,24 +400,31 @@ class GRPOTrainer:
         return self._eval_tasks[levels]
 
     def evaluate_full(
-        self, levels: Sequence[int] | None = None, n: int | None = None, progress: Any = None
+        self,
+        levels: Sequence[int] | None = None,
+        n: int | None = None,
+        progress: Any = None,
+        samples: int | None = None,
     ) -> EvalResult:
-        """Greedy (and sampled, ``eval_samples``) accuracy on the held-out problems, per subset."""
+        """Greedy (and sampled, ``eval_samples`` unless ``samples`` says otherwise) accuracy on the
+        held-out problems, per subset."""
         cfg = self.config
         return evaluate(
             self.backend,
             self.chat,
             self.eval_tasks(levels, n),
             max_tokens=cfg.max_new_tokens,
-            samples=cfg.eval_samples,
+            samples=cfg.eval_samples if samples is None else samples,
             temperature=cfg.temperature,
             subset=self.teacher.subset,
             progress=progress,
         )
 
-    def evaluate(self, levels: Sequence[int] | None = None, n: int | None = None) -> dict[str, float]:
+    def evaluate(
+        self, levels: Sequence[int] | None = None, n: int | None = None, samples: int | None = None
+    ) -> dict[str, float]:
         """The ``eval/...`` metrics of :meth:`evaluate_full`."""
-        return self.evaluate_full(levels, n).metrics
+        return self.evaluate_full(levels, n, samples=samples).metrics
 
 
 def _rollout_metrics(episodes: Sequence[Episode]) -> dict[str, float]:

@@ -1,8 +1,8 @@
 """Does self-play beat its warm start, and SFT continued for the same compute? The tiny model on CPU.
 
 ``palaestra train --preset tiny`` (the README's main job) over several seeds. Per seed, in its own
-process: the preset's SFT warm start (a weak teacher's catalog ``expression`` demonstrations, a
-quarter of every batch teaching the proposer format), the held-out evaluation of that starting
+process: the preset's SFT warm start (a weak teacher's catalog ``expression`` demonstrations, an
+eighth of every batch teaching the proposer format), the held-out evaluation of that starting
 point, the self-play steps (the model proposes ``expression`` problems in the catalog's own surface
 form, our exact evaluator computes their answers, the same model solves each 8 times, the proposer
 is rewarded for problems it solves only sometimes, and the solver for exact answers), the same
@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from _seeds import run_seed_processes  # benchmarks/ is on sys.path when run as a script
-from train_tiny import aggregate, cpu_seconds, machine, seed_row
+from train_tiny import aggregate, cpu_seconds, machine, seed_row, stop_workers
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "selfplay_tiny.json"
@@ -62,6 +62,7 @@ def run_one(seed: int, out: Path, overrides: dict[str, Any], sp_overrides: dict[
         probes=settings["probes"],
         temperature=config.temperature,
         reward_form=settings["reward"],
+        scale_advantages=config.scale_rewards,
         seed=seed,
     )
     wall0, cpu0 = time.perf_counter(), cpu_seconds()
@@ -69,6 +70,7 @@ def run_one(seed: int, out: Path, overrides: dict[str, Any], sp_overrides: dict[
         summary = run_selfplay(config, sp, settings["language"], quiet=True)
     except SFTNotConverged as exc:
         return {"seed": seed, "status": "sft_not_converged", "error": str(exc), "config": config.to_dict()}
+    stop_workers()
     row = seed_row(seed, summary, time.perf_counter() - wall0, cpu_seconds() - cpu0, config)
     steps = [r for r in read_jsonl(Path(summary["run_dir"]) / "metrics.jsonl") if r.get("kind") == "selfplay"]
     row["selfplay"] = proposer_figures(steps)

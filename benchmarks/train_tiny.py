@@ -51,8 +51,19 @@ TARGETS = {"mean_gain_pts": 10.0, "mean_gain_over_control_pts": 5.0}
 
 
 def cpu_seconds() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
+    """User + system CPU seconds of this process and of its finished children (the verification
+    workers of ``verify_many`` count once :func:`stop_workers` has ended them)."""
+    total = 0.0
+    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
+        usage = resource.getrusage(who)
+        total += usage.ru_utime + usage.ru_stime
+    return total
+
+
+def stop_workers() -> None:
+    from palaestra.batch import shutdown
+
+    shutdown()
 
 
 def seed_row(seed: int, summary: dict[str, Any], wall: float, cpu: float, config: Any) -> dict[str, Any]:
@@ -110,6 +121,7 @@ def run_one(seed: int, out: Path, overrides: dict[str, Any]) -> dict[str, Any]:
         summary = run_training(config, quiet=True)
     except SFTNotConverged as exc:
         return {"seed": seed, "status": "sft_not_converged", "error": str(exc), "config": config.to_dict()}
+    stop_workers()
     return seed_row(seed, summary, time.perf_counter() - wall0, cpu_seconds() - cpu0, config)
 
 

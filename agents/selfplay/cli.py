@@ -115,13 +115,14 @@ def selfplay_config_from_args(args: argparse.Namespace, train_config: Any) -> Se
         probes=args.selfplay_probes,
         temperature=float(getattr(train_config, "temperature", 1.0)),
         reward_form=args.selfplay_reward,
+        scale_advantages=bool(getattr(train_config, "scale_rewards", True)),
         catalog_fraction=args.selfplay_catalog_fraction,
         catalog_families=tuple(train_config.family_list()) if args.selfplay_catalog_fraction else (),
         seed=int(getattr(train_config, "seed", 0)),
     )
 
 
-PROPOSER_SHARE = 0.25  # share of each SFT batch that teaches the expression proposer its format
+PROPOSER_SHARE = 0.125  # share of each SFT batch that teaches the expression proposer its format
 
 
 def make_run_language(language: str, config: Any, space: Any) -> Any:
@@ -147,7 +148,7 @@ def run_selfplay(
     quiet: bool = False,
 ) -> dict[str, Any]:
     """A self-play run, stage by stage (each with a progress bar): the SFT warm start (for the
-    ``expression`` language a quarter of every batch teaches the proposer format), the held-out
+    ``expression`` language an eighth of every batch teaches the proposer format), the held-out
     evaluation of that starting point, ``config.steps`` self-play steps, their evaluation, and the
     control: SFT continued from the warm start for as many sequences as self-play generated.
     Writes what :func:`palaestra.agents.run.run_training` writes (rows of kind ``selfplay`` for
@@ -193,7 +194,7 @@ def run_selfplay(
         extra: dict[str, Any] = {}
         sft = sft_state = None
         if resumed is not None:  # weights, optimizer and self-play state saved together
-            extra = load_checkpoint(trainer, resumed)
+            extra = dict(load_checkpoint(trainer, resumed))
             play.load_state_dict(extra.pop("selfplay"))
             loop.policy.rng.bit_generator.state = extra.pop("sampler")
             ctx.say(f"resumed from {resumed} at self-play step {play.step_count}")
@@ -201,14 +202,14 @@ def run_selfplay(
             ctx.metrics_path.unlink(missing_ok=True)
             (ctx.out / "config.json").write_text(config.to_json())
             stages.write_heldout_suite(trainer, ctx.out)
-            if config.sft_steps > 0:
-                sft, info = stages.sft_stage(trainer, ctx, **extra_sft)
-                extra.update(info)
-                if warm_start_steps > 0 and language == "arith":
-                    _arith_warm_start(trainer, play, config, selfplay_config, warm_start_steps, ctx)
-                stages.save_sft_checkpoint(trainer, sft)
-                if config.control:
-                    sft_state = stages.snapshot(trainer, sft)
+            sft, info = stages.warm_start_stage(trainer, ctx, **extra_sft)
+            extra.update(info)
+            if warm_start_steps > 0 and language == "arith":  # the DSL format, after the catalog SFT
+                _arith_warm_start(trainer, play, config, selfplay_config, warm_start_steps, ctx)
+                if sft is not None:  # the starting point includes the DSL warm start
+                    stages.save_sft_checkpoint(trainer, sft)
+            if sft is not None and config.control:
+                sft_state = stages.snapshot(trainer, sft)
             trainer.snapshot_reference()
             trainer.sync()
             arms["sft"] = stages.eval_stage(trainer, ctx, "eval_sft", "eval SFT-only", 0)
@@ -227,6 +228,12 @@ def run_selfplay(
             last["time/step_s"] = time.perf_counter() - t0
             trainer.step_count = play.step_count
             ctx.log({"kind": "selfplay", **last})
+            if (
+                config.eval_every
+                and play.step_count % config.eval_every == 0
+                and play.step_count < config.steps
+            ):
+                ctx.log({"kind": "eval", "step": play.step_count, **trainer.evaluate(samples=0)})
             if config.checkpoint_every and play.step_count % config.checkpoint_every == 0:
                 save_checkpoint(trainer, {**extra, **_extra(play, loop)})
             bar.update(
@@ -237,7 +244,7 @@ def run_selfplay(
         bar.close()
         arms["trained"] = stages.eval_stage(trainer, ctx, "eval", "eval after self-play", play.step_count)
         save_checkpoint(trainer, {**extra, **_extra(play, loop)}, name="final")
-        if config.control and config.sft_steps > 0:
+        if config.control:
             if sft is None:  # resumed: read the warm start back
                 sft = stages.sft_runner(trainer, **extra_sft)
                 sft_state = stages.load_sft_snapshot(trainer, sft)

@@ -51,6 +51,9 @@ class SelfPlayConfig:
     # "running": reward minus a running mean per (role, task type) (AZR's TRR++), which on the tiny
     # model kept pushing down batches that were all invalid or all wrong until it collapsed
     baseline: str = "group"
+    # group baseline: divide each group's advantages by its reward std, as GRPO's scale_rewards
+    # (the CLI takes --scale-rewards); off, advantages are plain differences (Dr. GRPO)
+    scale_advantages: bool = True
     baseline_momentum: float = 0.9  # running mean per (role, task type)
     seed: int = 0
 
@@ -206,8 +209,11 @@ class SelfPlay:
         """Advantages of one group of rewards under the configured baseline."""
         if self.config.baseline == "running":
             return self.baselines.advantages(role, task_type, rewards)
-        mean = float(np.mean(rewards)) if rewards else 0.0
-        return [r - mean for r in rewards]
+        if not rewards:
+            return []
+        mean = float(np.mean(rewards))
+        scale = float(np.std(rewards)) + 1e-4 if self.config.scale_advantages else 1.0
+        return [(r - mean) / scale for r in rewards]
 
     def _solver_advantages(self, out: StepResult) -> None:
         # group: the attempts at one task (same type and prompt); running: one group per type

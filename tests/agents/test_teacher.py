@@ -55,7 +55,7 @@ def test_error_rates_and_worked_format() -> None:
 def test_examples_and_subsets() -> None:
     teacher = Teacher({"sign": 1.0})
     rng = np.random.default_rng(0)
-    assert teacher.response(_task(3, "-", 8), rng) == "3 - 8 = 5\n<answer>5</answer>"
+    assert teacher.response(_task(3, "-", 8), rng) == "3 - 8 = -5\n<answer>5</answer>"
     carry = _task(56, "+", 71)
     assert wrong_answer(carry, "carry") == "27"
     assert teacher.subset(_task(3, "-", 8)) == "teacher_wrong/sign"
