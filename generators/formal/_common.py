@@ -2,29 +2,36 @@
 
 Every parser here is a small hand-written scanner over model text: nothing is evaluated, every
 number is length-capped before ``int()`` sees it, and every error is a message, never a guess.
-Every z3 call made for a verdict gets an explicit timeout and a fresh context, so a pathological
-submission costs at most that timeout.
+Every z3 call made for a verdict gets an explicit timeout, so a pathological submission costs
+at most that timeout. Generation and the reference solvers build a fresh context per check (their
+effort counts must not depend on history); verification reuses one context per thread
+(:func:`thread_context`) and reads only decisions from it (:func:`decide_valid`).
 """
 
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Sequence
 
 import z3
 
-ANSWER_LINE = r"(?im)^\s*(?:final\s+)?answer\s*(?:is)?\s*[:=]\s*(.+?)\s*$"
+from palaestra.core import Verdict
+from palaestra.verifiers.numbers import fold_lookalikes
+
 VERIFY_TIMEOUT_MS = 5_000  # per z3 call made while grading one response
 MAX_NUMBER_DIGITS = 40
 Clause = list[int]
 
-_PAIR = re.compile(r"([A-Za-z_][A-Za-z_0-9]*)\s*(?:=|:|:=|is)\s*([+\-\u2212]?\s*[0-9A-Za-z_]+)")
-_JUNK = re.compile(r"[\s,;{}\[\]()\"'`]+|\band\b")
+# Matched only where the previous pair ended (never searched for), so a scan is linear even on
+# 100k letters: a search would retry the greedy name at every position, quadratic in the text.
+_PAIR = re.compile(r"([A-Za-z_][A-Za-z_0-9]*)(?:\s*(?::=|=|:)\s*|\s+is\s+)([+\-\u2212]?\s*[0-9A-Za-z_]+)")
+_JUNK = re.compile(r"(?:[\s,;{}\[\]()\"'`]+|\band\b)+")
 
 
 def parse_int_token(token: str) -> int | None:
     """A signed decimal, ``0x`` hex or ``0b`` binary integer; ``None`` if not one or too long."""
-    text = token.replace(" ", "").replace("\u2212", "-")
+    text = fold_lookalikes(token).replace(" ", "").replace("\u2212", "-")
     sign = -1 if text.startswith("-") else 1
     body = text.lstrip("+-")
     if not body or len(body) > MAX_NUMBER_DIGITS + 2:
@@ -34,7 +41,7 @@ def parse_int_token(token: str) -> int | None:
         return sign * int(low[2:], 16)
     if re.fullmatch(r"0b[01]+", low):
         return sign * int(low[2:], 2)
-    if re.fullmatch(r"\d+", low) and len(low) <= MAX_NUMBER_DIGITS:
+    if re.fullmatch(r"[0-9]+", low) and len(low) <= MAX_NUMBER_DIGITS:
         return sign * int(low)
     return None
 
@@ -42,13 +49,17 @@ def parse_int_token(token: str) -> int | None:
 def parse_int_assignment(text: str, names: Sequence[str]) -> tuple[dict[str, int] | None, str]:
     """``({name: int}, "")`` from ``x1 = 3, x2 = -5`` (JSON-ish braces and quotes allowed)."""
     lookup = {n.lower(): n for n in names}
-    text = re.sub(r"[\"'`]", " ", text)  # JSON-quoted names
+    text = re.sub(r"[\"'`]", " ", fold_lookalikes(text))  # JSON-quoted names
     values: dict[str, int] = {}
     pos = 0
-    for match in _PAIR.finditer(text):
-        gap = text[pos : match.start()]
-        if _JUNK.sub("", gap):
-            return None, f"unexpected text {gap.strip()[:30]!r}"
+    while True:
+        if junk := _JUNK.match(text, pos):
+            pos = junk.end()
+        if pos >= len(text):
+            break
+        match = _PAIR.match(text, pos)
+        if match is None:
+            return None, f"unexpected text {text[pos:].strip()[:30]!r}"
         pos = match.end()
         name = lookup.get(match.group(1).lower())
         if name is None:
@@ -62,8 +73,6 @@ def parse_int_assignment(text: str, names: Sequence[str]) -> tuple[dict[str, int
         if name in values:
             return None, f"{name} is given more than once"
         values[name] = value
-    if _JUNK.sub("", text[pos:]):
-        return None, f"unexpected text {text[pos:].strip()[:30]!r}"
     missing = [n for n in names if n not in values]
     if missing:
         return None, f"no value for {', '.join(missing[:5])}" + (" ..." if len(missing) > 5 else "")
@@ -72,11 +81,11 @@ def parse_int_assignment(text: str, names: Sequence[str]) -> tuple[dict[str, int
 
 def parse_index_set(text: str, count: int) -> tuple[list[int] | None, str]:
     """Distinct clause numbers 1..count from ``1, 4, 7`` / ``{C1, C4}`` / ``[1 4 7]``."""
-    tokens = [t for t in re.split(r"[\s,;{}\[\]()]+|\band\b", text) if t]
+    tokens = [t for t in re.split(r"[\s,;{}\[\]()]+|\band\b", fold_lookalikes(text)) if t]
     out: list[int] = []
     for token in tokens:
         body = token[1:] if token[:1] in "cC#" else token
-        if not body.isdigit() or len(body) > 9:
+        if not (body.isascii() and body.isdigit()) or len(body) > 9:  # '²'.isdigit(): int() raises
             return None, f"{token[:20]!r} is not a clause number"
         k = int(body)
         if not 1 <= k <= count:
@@ -135,3 +144,67 @@ def prove_valid(claim: z3.BoolRef, timeout_ms: int) -> tuple[str, str, float]:
         shown = ", ".join(f"{d.name()}={model[d]}" for d in sorted(model.decls(), key=lambda d: d.name()))
         return "counterexample", shown[:200], effort
     return ("valid" if result == z3.unsat else "unknown"), "", effort
+
+
+_THREAD = threading.local()
+
+
+def thread_context() -> z3.Context:
+    """This thread's z3 context, made on first use and kept for every later verification.
+
+    A fresh context and solver cost more than most checks they run (2-4x a verification);
+    contexts must not cross threads, so each thread has its own. A reused context remembers
+    what it built before, and the *model* z3 finds for a satisfiable query can change with that
+    history (measured: about one counterexample in four differed between two orders of the
+    same batch), while the *decision* cannot. Verdicts built on this context therefore quote
+    decisions only, never a model, and are the same in any process and any order.
+    """
+    ctx = getattr(_THREAD, "ctx", None)
+    if ctx is None:
+        ctx = _THREAD.ctx = z3.Context()
+    return ctx
+
+
+def decide_valid(claim: z3.BoolRef, timeout_ms: int = VERIFY_TIMEOUT_MS) -> str:
+    """ "valid", "invalid" (a counterexample exists) or "unknown" (z3 gave up in time).
+
+    The SMT core decides (cheap in a reused context); when it gives up for a reason other than
+    time (nonlinear arithmetic beyond it), z3's default solver, whose tactics include a complete
+    procedure for nonlinear integer problems of this size, gets the same claim.
+    """
+    solver = z3.SimpleSolver(ctx=claim.ctx)
+    solver.set("timeout", int(timeout_ms))
+    solver.add(z3.Not(claim))
+    result = solver.check()
+    if (
+        result == z3.unknown
+        and "timeout" not in solver.reason_unknown()
+        and "canceled" not in solver.reason_unknown()
+    ):
+        solver = z3.Solver(ctx=claim.ctx)
+        solver.set("timeout", int(timeout_ms))
+        solver.add(z3.Not(claim))
+        result = solver.check()
+    return "invalid" if result == z3.sat else "valid" if result == z3.unsat else "unknown"
+
+
+def verdict_on_conditions(
+    claims: Sequence[tuple[str, z3.BoolRef]],
+    parsed: str,
+    *,
+    fails: str,
+    gives_up: str,
+    timeout_ms: int = VERIFY_TIMEOUT_MS,
+) -> Verdict:
+    """Right when every claim is valid (decided in order by :func:`decide_valid`); otherwise
+    wrong with ``fails``, or timed out with ``gives_up``, formatted with the first failing
+    claim's ``{name}``. Decisions only: the verdict never depends on a context's history."""
+    for name, claim in claims:
+        outcome = decide_valid(claim, timeout_ms)
+        if outcome == "invalid":
+            return Verdict.wrong(fails.format(name=name), parsed=parsed)
+        if outcome == "unknown":
+            return Verdict.timed_out(
+                reason="the verifier could not decide in time", error=gives_up.format(name=name)
+            )
+    return Verdict.right(parsed=parsed)
