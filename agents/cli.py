@@ -27,9 +27,8 @@ def add_cli(subparsers: Any) -> None:
     for f in dataclasses.fields(TrainConfig):
         flag = "--" + f.name.replace("_", "-")
         kind = types[f.name]
-        help_text = f"{f.metadata.get('help', '')} (default: {f.default!r})".replace(
-            "%", "%%"
-        )  # argparse formats
+        help_text = f"{f.metadata.get('help', '')} (default: {f.default!r})"
+        help_text = help_text.replace("%", "%%")  # argparse %-formats help: a literal % is doubled
         if kind is bool:
             p.add_argument(
                 flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None, help=help_text

@@ -152,7 +152,7 @@ class GRPOTrainer:
         self.reference: Any = None
         self.step_count = 0
         self.backend = backend or make_backend(config, self.path, self.policy, self.pad_id)
-        self._eval_tasks: dict[tuple[int, ...], list[Any]] = {}
+        self._eval_tasks: dict[tuple[tuple[int, ...], int], list[Any]] = {}
 
     # ------------------------------------------------------------------ reference and sync
 
@@ -393,11 +393,11 @@ class GRPOTrainer:
         return sorted({cfg.start_level, *cfg.sft_level_list()})
 
     def eval_tasks(self, levels: Sequence[int] | None = None, n: int | None = None) -> list[Any]:
-        """The held-out problems (built once per set of levels)."""
-        levels = tuple(levels or self.eval_levels())
-        if levels not in self._eval_tasks:
-            self._eval_tasks[levels] = self.space.eval_set(levels, n or self.config.eval_tasks)
-        return self._eval_tasks[levels]
+        """The held-out problems (built once per set of levels and size)."""
+        key = (tuple(levels or self.eval_levels()), n or self.config.eval_tasks)
+        if key not in self._eval_tasks:
+            self._eval_tasks[key] = self.space.eval_set(*key)
+        return self._eval_tasks[key]
 
     def evaluate_full(
         self,
