@@ -269,7 +269,11 @@ class PythonLanguage(Language):
         if not extraction.ok or extraction.text is None:
             return 0.0
         try:
-            return 1.0 if to_json(parse_literal(extraction.text)) == task.payload["outputs"][0] else 0.0
+            return (
+                1.0
+                if _same_value(to_json(parse_literal(extraction.text)), task.payload["outputs"][0])
+                else 0.0
+            )
         except LiteralError:
             return 0.0
 
@@ -303,9 +307,15 @@ def _outputs_match(result: Any, expected: list[Any]) -> bool:
         return False
     try:
         reprs = json.loads(result.stdout.strip().splitlines()[-1])
-        return [to_json(parse_literal(r)) for r in reprs] == expected
+        return _same_value([to_json(parse_literal(r)) for r in reprs], expected)
     except (ValueError, IndexError, LiteralError):
         return False
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    """Typed equality of two ``to_json`` values: Python's ``True == 1`` would pay ``True`` for ``1``,
+    their JSON texts (``true``, ``1``) differ."""
+    return json.dumps(a) == json.dumps(b)
 
 
 # --------------------------------------------------------------------------------------------
