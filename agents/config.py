@@ -267,7 +267,9 @@ PRESETS: dict[str, dict[str, Any]] = {
         # the weak teacher: a negative result loses its minus sign, a final carry is dropped, each
         # in 60% of the demonstrations where it applies (docs/training.md)
         teacher_errors="sign:0.6,carry:0.6",
-        steps=60,
+        # pilots (seed 0, 300 held-out problems): GRPO 0.42 -> 0.78 / 0.857 / 0.887 after 20 / 40 / 60
+        # steps, self-play 0.463 -> 0.843 / 0.873 / 0.877: 40 steps take most of the gain
+        steps=40,
         prompts_per_step=16,
         group_size=8,
         max_new_tokens=32,
