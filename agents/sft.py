@@ -60,6 +60,22 @@ def sft_loss(model: Any, batch: Sequence[tuple[list[int], list[int]]], device: s
     return torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), labels[:, 1:].reshape(-1))
 
 
+def sft_loss_by_parts(
+    model: Any, parts: Sequence[Sequence[tuple[list[int], list[int]]]], device: str, pad_id: int
+) -> Any:
+    """:func:`sft_loss` over the union of ``parts``, each part padded to its own width: one padded
+    batch of short solver examples and a few ~4x longer proposer ones spends most of its compute
+    on padding. Part means are weighted by their response tokens, so the value is the one-batch
+    mean."""
+    parts = [part for part in parts if part]
+    total = sum(len(r) for part in parts for _, r in part)
+    loss = None
+    for part in parts:
+        term = sft_loss(model, part, device, pad_id) * (sum(len(r) for _, r in part) / total)
+        loss = term if loss is None else loss + term
+    return loss
+
+
 class SFT:
     """SFT steps on one model with one AdamW optimizer; ``train(k)`` can be called again to extend."""
 
@@ -107,12 +123,12 @@ class SFT:
         for _ in range(steps):
             rng = np.random.default_rng([self.seed, SFT_STREAM, self.step])
             main = self.batch_size - self.extra_count
-            batch = sft_examples(self.chat, self.space, self.teacher, self.levels, main, rng)
+            parts = [sft_examples(self.chat, self.space, self.teacher, self.levels, main, rng)]
             if self.extra_count:
-                batch += self.extra(rng, self.extra_count)
+                parts.append(self.extra(rng, self.extra_count))
             for group in self.optimizer.param_groups:
                 group["lr"] = self.lr(self.step)
-            loss = sft_loss(self.model, batch, self.device, self.pad)
+            loss = sft_loss_by_parts(self.model, parts, self.device, self.pad)
             self.optimizer.zero_grad(set_to_none=True)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)

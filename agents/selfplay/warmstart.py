@@ -139,21 +139,15 @@ def proposer_warm_start(
 
 
 def _bucketed_loss(model: Any, batch: Sequence[tuple[list[int], list[int]]], device: str, pad: int) -> Any:
-    """``sft_loss`` over ``batch``, computed on length buckets: the proposer prompts are about 4x
-    longer than the others, and one padded batch spent most of its compute on padding. The
-    bucket means are weighted by their response tokens, so the value equals the one-batch mean."""
-    from palaestra.agents.sft import sft_loss
+    """``sft_loss`` over ``batch``, computed on two length buckets (the proposer prompts are about
+    4x longer than the others): :func:`~palaestra.agents.sft.sft_loss_by_parts`."""
+    from palaestra.agents.sft import sft_loss_by_parts
 
     order = sorted(range(len(batch)), key=lambda i: len(batch[i][0]) + len(batch[i][1]))
-    total = sum(len(r) for _, r in batch)
-    loss = None
-    for chunk in (order[: len(order) // 2], order[len(order) // 2 :]):
-        if not chunk:
-            continue
-        part = [batch[i] for i in chunk]
-        term = sft_loss(model, part, device, pad) * (sum(len(r) for _, r in part) / total)
-        loss = term if loss is None else loss + term
-    return loss
+    half = len(order) // 2
+    return sft_loss_by_parts(
+        model, [[batch[i] for i in order[:half]], [batch[i] for i in order[half:]]], device, pad
+    )
 
 
 def pairs_summary(pairs: Sequence[tuple[str, str]]) -> dict[str, int]:

@@ -42,6 +42,19 @@ def test_extending_sft_equals_one_longer_run(tiny_path):
     assert a.step == 5
 
 
+def test_loss_by_parts_is_the_one_batch_mean(tiny_path):
+    """Self-play's proposer demonstrations are padded apart from the solver ones; the loss value
+    is still the mean over every response token of the batch."""
+    from palaestra.agents.sft import sft_examples, sft_loss, sft_loss_by_parts
+
+    sft = _sft(tiny_path)
+    short = sft_examples(sft.chat, SPACE, sft.teacher, [1], 3, np.random.default_rng(0))
+    long = [(p * 4, r + r[:3]) for p, r in short[:2]]  # longer prompts, more response tokens
+    whole = float(sft_loss(sft.model, short + long, "cpu", sft.pad))
+    parts = float(sft_loss_by_parts(sft.model, [short, long, []], "cpu", sft.pad))
+    assert parts == pytest.approx(whole, rel=1e-6)  # an unweighted mean of the parts is 4e-4 off
+
+
 def test_demonstrations_come_from_the_training_side_only(tiny_path):
     from palaestra.agents.sft import sft_examples
 
