@@ -23,6 +23,11 @@ def run_seed_processes(commands: dict[int, list[str]], jobs: int, out: Path) -> 
                 running.remove(proc)
                 if proc.returncode != 0:
                     print(f"a seed failed with exit status {proc.returncode}", file=sys.stderr)
+    return collect_rows(list(commands), out)
+
+
+def collect_rows(seeds: list[int], out: Path) -> list[dict[str, Any]]:
+    """The ``out/seed{s}.json`` rows of the seeds that finished, in seed order."""
     return [
-        json.loads((out / f"seed{s}.json").read_text()) for s in commands if (out / f"seed{s}.json").exists()
+        json.loads((out / f"seed{s}.json").read_text()) for s in seeds if (out / f"seed{s}.json").exists()
     ]

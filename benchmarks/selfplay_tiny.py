@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _seeds import run_seed_processes  # benchmarks/ is on sys.path when run as a script
+from _seeds import collect_rows, run_seed_processes  # benchmarks/ is on sys.path when run as a script
 from train_tiny import aggregate, cpu_seconds, machine, seed_row, stop_workers
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -109,7 +109,14 @@ def main() -> int:
         help="override a self-play setting (proposals, ...)",
     )
     parser.add_argument("--results", default=str(RESULTS), help="where to write the result JSON")
-    parser.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)  # worker mode
+    parser.add_argument(
+        "--one", type=int, default=None, metavar="SEED", help="run one seed here and write OUT/seedSEED.json"
+    )
+    parser.add_argument(
+        "--collect",
+        action="store_true",
+        help="run nothing: write the results from the OUT/seedN.json files of --seeds (seeds run with --one)",
+    )
     args = parser.parse_args()
     overrides = {k: json.loads(v) for k, v in (s.split("=", 1) for s in args.set)}
     sp_overrides = {k: json.loads(v) for k, v in (s.split("=", 1) for s in args.sp)}
@@ -119,15 +126,19 @@ def main() -> int:
         (out / f"seed{args.one}.json").write_text(json.dumps(row, indent=2))
         return 0
 
-    out.mkdir(parents=True, exist_ok=True)
-    for seed in args.seeds:
-        (out / f"seed{seed}.json").unlink(missing_ok=True)
     start = time.perf_counter()
-    extra = [a for s in args.set for a in ("--set", s)] + [a for s in args.sp for a in ("--sp", s)]
-    commands = {
-        seed: [sys.executable, __file__, "--one", str(seed), "--out", str(out), *extra] for seed in args.seeds
-    }
-    rows = run_seed_processes(commands, args.jobs, out)
+    if args.collect:
+        rows = collect_rows(args.seeds, out)
+    else:
+        out.mkdir(parents=True, exist_ok=True)
+        for seed in args.seeds:
+            (out / f"seed{seed}.json").unlink(missing_ok=True)
+        extra = [a for s in args.set for a in ("--set", s)] + [a for s in args.sp for a in ("--sp", s)]
+        commands = {
+            seed: [sys.executable, __file__, "--one", str(seed), "--out", str(out), *extra]
+            for seed in args.seeds
+        }
+        rows = run_seed_processes(commands, args.jobs, out)
     result = {
         "benchmark": "selfplay_tiny",
         "question": "held-out greedy accuracy after self-play vs its warm start (gain_pts) and vs SFT continued "
@@ -135,7 +146,7 @@ def main() -> int:
         "targets": {**TARGETS, "every_seed_positive": True, "seeds": 3},
         "seeds": rows,
         **aggregate(rows, TARGETS),
-        "total_wall_seconds": round(time.perf_counter() - start, 1),
+        "total_wall_seconds": None if args.collect else round(time.perf_counter() - start, 1),
         "machine": machine(args.jobs),
         "overrides": {"config": overrides, "selfplay": sp_overrides},
     }

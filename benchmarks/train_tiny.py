@@ -38,7 +38,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _seeds import run_seed_processes  # benchmarks/ is on sys.path when run as a script
+from _seeds import collect_rows, run_seed_processes  # benchmarks/ is on sys.path when run as a script
 
 os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -187,7 +187,14 @@ def main() -> int:
         "--set", action="append", default=[], metavar="FIELD=JSON", help="override a config field"
     )
     parser.add_argument("--results", default=str(RESULTS), help="where to write the result JSON")
-    parser.add_argument("--one", type=int, default=None, help=argparse.SUPPRESS)  # worker mode
+    parser.add_argument(
+        "--one", type=int, default=None, metavar="SEED", help="run one seed here and write OUT/seedSEED.json"
+    )
+    parser.add_argument(
+        "--collect",
+        action="store_true",
+        help="run nothing: write the results from the OUT/seedN.json files of --seeds (seeds run with --one)",
+    )
     args = parser.parse_args()
     overrides = {k: json.loads(v) for k, v in (s.split("=", 1) for s in args.set)}
     out = Path(args.out)
@@ -196,16 +203,19 @@ def main() -> int:
         (out / f"seed{args.one}.json").write_text(json.dumps(row, indent=2))
         return 0
 
-    out.mkdir(parents=True, exist_ok=True)
-    for seed in args.seeds:
-        (out / f"seed{seed}.json").unlink(missing_ok=True)
     start = time.perf_counter()
-    commands = {}
-    for seed in args.seeds:
-        commands[seed] = [sys.executable, __file__, "--one", str(seed), "--out", str(out)]
-        for s in args.set:
-            commands[seed] += ["--set", s]
-    rows = run_seed_processes(commands, args.jobs, out)
+    if args.collect:
+        rows = collect_rows(args.seeds, out)
+    else:
+        out.mkdir(parents=True, exist_ok=True)
+        for seed in args.seeds:
+            (out / f"seed{seed}.json").unlink(missing_ok=True)
+        commands = {}
+        for seed in args.seeds:
+            commands[seed] = [sys.executable, __file__, "--one", str(seed), "--out", str(out)]
+            for s in args.set:
+                commands[seed] += ["--set", s]
+        rows = run_seed_processes(commands, args.jobs, out)
     result = {
         "benchmark": "train_tiny",
         "question": "held-out greedy accuracy after GRPO vs SFT-only (gain_pts) and vs SFT continued for the "
@@ -213,7 +223,7 @@ def main() -> int:
         "targets": {**TARGETS, "every_seed_positive": True, "seeds": 3},
         "seeds": rows,
         **aggregate(rows, TARGETS),
-        "total_wall_seconds": round(time.perf_counter() - start, 1),
+        "total_wall_seconds": None if args.collect else round(time.perf_counter() - start, 1),
         "machine": machine(args.jobs),
         "overrides": overrides,
     }
