@@ -23,16 +23,18 @@ Writes ``benchmarks/results/selfplay_tiny.json`` and copies seed 0's summary plo
 
 from __future__ import annotations
 
-import argparse
 import json
-import shutil
 import statistics
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from _seeds import collect_rows, run_seed_processes  # benchmarks/ is on sys.path when run as a script
+from _seeds import (  # benchmarks/ is on sys.path when run as a script
+    run_or_collect,
+    seed_parser,
+    write_results,
+)
 from train_tiny import aggregate, cpu_seconds, machine, seed_row, stop_workers
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -94,13 +96,7 @@ def proposer_figures(steps: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
-    parser.add_argument("--jobs", type=int, default=1, help="seeds run in parallel processes")
-    parser.add_argument("--out", default="runs/selfplay_tiny", help="folder for the runs")
-    parser.add_argument(
-        "--set", action="append", default=[], metavar="FIELD=JSON", help="override a config field"
-    )
+    parser = seed_parser(__doc__.split("\n")[0], "runs/selfplay_tiny", RESULTS)
     parser.add_argument(
         "--sp",
         action="append",
@@ -108,37 +104,16 @@ def main() -> int:
         metavar="KEY=JSON",
         help="override a self-play setting (proposals, ...)",
     )
-    parser.add_argument("--results", default=str(RESULTS), help="where to write the result JSON")
-    parser.add_argument(
-        "--one", type=int, default=None, metavar="SEED", help="run one seed here and write OUT/seedSEED.json"
-    )
-    parser.add_argument(
-        "--collect",
-        action="store_true",
-        help="run nothing: write the results from the OUT/seedN.json files of --seeds (seeds run with --one)",
-    )
     args = parser.parse_args()
     overrides = {k: json.loads(v) for k, v in (s.split("=", 1) for s in args.set)}
     sp_overrides = {k: json.loads(v) for k, v in (s.split("=", 1) for s in args.sp)}
-    out = Path(args.out)
     if args.one is not None:
+        out = Path(args.out)
         row = run_one(args.one, out, overrides, sp_overrides)
         (out / f"seed{args.one}.json").write_text(json.dumps(row, indent=2))
         return 0
-
-    start = time.perf_counter()
-    if args.collect:
-        rows = collect_rows(args.seeds, out)
-    else:
-        out.mkdir(parents=True, exist_ok=True)
-        for seed in args.seeds:
-            (out / f"seed{seed}.json").unlink(missing_ok=True)
-        extra = [a for s in args.set for a in ("--set", s)] + [a for s in args.sp for a in ("--sp", s)]
-        commands = {
-            seed: [sys.executable, __file__, "--one", str(seed), "--out", str(out), *extra]
-            for seed in args.seeds
-        }
-        rows = run_seed_processes(commands, args.jobs, out)
+    extra = [a for s in args.set for a in ("--set", s)] + [a for s in args.sp for a in ("--sp", s)]
+    rows, wall = run_or_collect(args, __file__, extra)
     result = {
         "benchmark": "selfplay_tiny",
         "question": "held-out greedy accuracy after self-play vs its warm start (gain_pts) and vs SFT continued "
@@ -146,17 +121,11 @@ def main() -> int:
         "targets": {**TARGETS, "every_seed_positive": True, "seeds": 3},
         "seeds": rows,
         **aggregate(rows, TARGETS),
-        "total_wall_seconds": None if args.collect else round(time.perf_counter() - start, 1),
+        "total_wall_seconds": wall,
         "machine": machine(args.jobs),
         "overrides": {"config": overrides, "selfplay": sp_overrides},
     }
-    results = Path(args.results)
-    results.parent.mkdir(parents=True, exist_ok=True)
-    results.write_text(json.dumps(result, indent=2))
-    first = next((r for r in rows if r.get("status") == "ok"), None)
-    if first and results == RESULTS:
-        shutil.copy(Path(first["run_dir"]) / "plots" / "summary.png", PLOT)
-    print(json.dumps({k: v for k, v in result.items() if k != "seeds"}, indent=2))
+    write_results(result, args.results, RESULTS, PLOT)
     return 0
 
 
