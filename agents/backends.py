@@ -250,6 +250,8 @@ class VLLMBackend(Backend):
     ) -> None:
         from vllm import LLM
 
+        from palaestra.agents.vllm_logprobs import LOGPROBS_MODE, PROCESSORS
+
         self.model_path = str(model_path)
         kwargs: dict[str, Any] = dict(
             model=self.model_path,
@@ -257,7 +259,9 @@ class VLLMBackend(Backend):
             seed=seed,
             max_model_len=max_model_len,
             enforce_eager=enforce_eager,
-            logprobs_mode="processed_logprobs",
+            # full-vocabulary logprobs at the sampling temperature, untouched by top-p (vllm_logprobs.py)
+            logprobs_mode=LOGPROBS_MODE,
+            logits_processors=list(PROCESSORS),
             enable_sleep_mode=enable_sleep_mode,
         )
         if gpu_memory_utilization is not None:

@@ -1,7 +1,10 @@
 """Checkpoints with exact resume: policy, optimizer, reference, curriculum, step and RNG states.
 
-Every step's randomness is drawn from ``(run seed, step)``, so restoring these pieces makes the
-resumed run's next step identical to the uninterrupted run's. A checkpoint is written to a
+Every checkpoint is also a loadable Hugging Face model folder (``config.json``,
+``model.safetensors``, the tokenizer and its chat template), so ``AutoModelForCausalLM``, vLLM and
+``palaestra eval --model CHECKPOINT`` take it as it is; the training state lies next to the model
+files. Every step's randomness is drawn from ``(run seed, step)``, so restoring these pieces makes
+the resumed run's next step identical to the uninterrupted run's. A checkpoint is written to a
 temporary folder and renamed into place: a kill mid-save never leaves a torn checkpoint.
 """
 
@@ -29,18 +32,26 @@ def latest_checkpoint(output_dir: str | os.PathLike) -> Path | None:
     return done[-1] if done else None
 
 
-def save_checkpoint(trainer: Any, extra: dict[str, Any] | None = None) -> Path:
-    """Write the trainer's full state to ``output_dir/checkpoints/step_N``."""
+def save_model_folder(model: Any, tokenizer: Any, folder: str | os.PathLike) -> Path:
+    """Write ``model`` and ``tokenizer`` as a Hugging Face model folder (the chat template included)."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(folder, safe_serialization=True)
+    tokenizer.save_pretrained(folder)
+    return folder
+
+
+def save_checkpoint(trainer: Any, extra: dict[str, Any] | None = None, name: str | None = None) -> Path:
+    """Write the trainer's full state to ``output_dir/checkpoints/step_N`` (or ``checkpoints/name``)."""
     import torch
     from safetensors.torch import save_file
 
-    target = checkpoint_dir(trainer.config.output_dir, trainer.step_count)
+    out = trainer.config.output_dir
+    target = checkpoint_dir(out, trainer.step_count) if name is None else Path(out) / "checkpoints" / name
     tmp = target.with_name(target.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
-    policy = {k: v.detach().contiguous().cpu() for k, v in trainer.policy.state_dict().items()}
-    # Tied weights share storage; safetensors refuses shared tensors, so clone each.
-    save_file({k: v.clone() for k, v in policy.items()}, str(tmp / "policy.safetensors"))
+    save_model_folder(trainer.policy, trainer.tokenizer, tmp)
     if trainer.reference is not None:
         ref = {k: v.detach().contiguous().cpu().clone() for k, v in trainer.reference.state_dict().items()}
         save_file(ref, str(tmp / "reference.safetensors"))
@@ -70,7 +81,8 @@ def load_checkpoint(trainer: Any, path: str | os.PathLike) -> dict[str, Any]:
 
     path = Path(path)
     state = json.loads((path / STATE_FILE).read_text())
-    weights = load_file(str(path / "policy.safetensors"), device=trainer.device)
+    legacy = path / "policy.safetensors"  # checkpoints written before they were model folders
+    weights = load_file(str(legacy if legacy.exists() else path / "model.safetensors"), device=trainer.device)
     trainer.policy.load_state_dict(weights, strict=False)
     if (path / "reference.safetensors").exists():
         trainer.reference = copy.deepcopy(trainer.policy).eval()

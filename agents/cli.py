@@ -28,6 +28,7 @@ def add_cli(subparsers: Any) -> None:
         flag = "--" + f.name.replace("_", "-")
         kind = types[f.name]
         help_text = f"{f.metadata.get('help', '')} (default: {f.default!r})"
+        help_text = help_text.replace("%", "%%")  # argparse %-formats help: a literal % is doubled
         if kind is bool:
             p.add_argument(
                 flag, dest=f.name, action=argparse.BooleanOptionalAction, default=None, help=help_text
@@ -74,6 +75,9 @@ def run_train(args: argparse.Namespace) -> int:
 
     if selfplay_enabled(args):  # --selfplay, or a preset that self-plays unless --no-selfplay
         return run_selfplay_train(args, config)
+    from palaestra.agents.run import quiet_third_party
+
+    quiet_third_party(config.verbose)  # before torch is imported: it reads its log level then
     try:
         import torch  # noqa: F401
         import transformers  # noqa: F401

@@ -553,6 +553,9 @@ def sample_responses(
         ) from None
     if not Path(model).exists():
         raise ValueError(f"model {model!r} does not exist (a local checkpoint folder is expected)")
+    import transformers
+
+    transformers.logging.disable_progress_bar()  # the weight-loading bar of a tiny model is noise
     tokenizer = AutoTokenizer.from_pretrained(model)
     backend = TransformersBackend.from_pretrained(model)
     prompts = []

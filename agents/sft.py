@@ -1,38 +1,44 @@
-"""Supervised warm start on generator reference solutions.
+"""Supervised fine-tuning on teacher demonstrations: the warm start, and the equal-compute control.
 
-A short SFT phase teaches the answer format (and some skill) so RL starts from a non-zero solve
-rate: GRPO learns nothing from groups that are all wrong. Batches are drawn deterministically
-from ``(seed, step)``; the loss covers the response tokens (and the stop token) only.
+:class:`SFT` trains a model in place on demonstrations that a :class:`~palaestra.agents.teacher.Teacher`
+writes for training-side problems of a :class:`~palaestra.agents.tasks.TaskSpace` (never a held-out
+one). The learning rate warms up linearly, then stays constant: a run can be extended (the
+convergence check) or continued (the equal-compute control) at the rate it ended on, with the
+same optimizer state. Batches are drawn from ``(seed, step)``, so step ``k`` sees the same
+demonstrations however the run got there. The loss covers the response tokens (and the stop
+token) only.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from palaestra.agents.rollout import ChatFormat
+from palaestra.agents.tasks import TaskSpace
+from palaestra.agents.teacher import Teacher
 
 SFT_STREAM = 7_000_001  # keeps SFT task draws apart from the RL steps' draws
 
 
 def sft_examples(
-    chat: ChatFormat, families: Sequence[str], levels: Sequence[int], n: int, rng: np.random.Generator
+    chat: ChatFormat,
+    space: TaskSpace,
+    teacher: Teacher,
+    levels: Sequence[int],
+    n: int,
+    rng: np.random.Generator,
 ) -> list[tuple[list[int], list[int]]]:
-    """``n`` (prompt ids, response ids) pairs from reference responses of random tasks."""
-    import palaestra
-    from palaestra.registry import get
-
+    """``n`` (prompt ids, response ids) pairs: the teacher's demonstrations for random
+    training-side problems."""
     out = []
     for _ in range(n):
-        family = families[int(rng.integers(len(families)))]
+        family = space.families[int(rng.integers(len(space.families)))]
         level = int(levels[int(rng.integers(len(levels)))])
-        task = palaestra.make_task(family, seed=int(rng.integers(2**31)), level=level)
-        out.append(
-            (chat.prompt_ids(task.prompt), chat.response_ids(get(family).impl.reference_response(task)))
-        )
+        task = space.train_task(family, level, rng)
+        out.append((chat.prompt_ids(task.prompt), chat.response_ids(teacher.response(task, rng))))
     return out
 
 
@@ -54,44 +60,94 @@ def sft_loss(model: Any, batch: Sequence[tuple[list[int], list[int]]], device: s
     return torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]), labels[:, 1:].reshape(-1))
 
 
-def warm_start(
-    model: Any,
-    chat: ChatFormat,
-    *,
-    families: Sequence[str],
-    levels: Sequence[int],
-    steps: int,
-    batch_size: int,
-    learning_rate: float,
-    seed: int,
-    device: str,
-    on_step: Callable[[dict[str, float]], None] | None = None,
-) -> list[float]:
-    """Run ``steps`` SFT steps in place on ``model`` (AdamW, warmup then cosine decay); the losses."""
-    import torch
+def sft_loss_by_parts(
+    model: Any, parts: Sequence[Sequence[tuple[list[int], list[int]]]], device: str, pad_id: int
+) -> Any:
+    """:func:`sft_loss` over the union of ``parts``, each part padded to its own width: one padded
+    batch of short solver examples and a few ~4x longer proposer ones spends most of its compute
+    on padding. Part means are weighted by their response tokens, so the value is the one-batch
+    mean."""
+    parts = [part for part in parts if part]
+    total = sum(len(r) for part in parts for _, r in part)
+    loss = None
+    for part in parts:
+        term = sft_loss(model, part, device, pad_id) * (sum(len(r) for _, r in part) / total)
+        loss = term if loss is None else loss + term
+    return loss
 
-    optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate, weight_decay=0.0)
-    warmup = max(1, steps // 10)
 
-    def schedule(i: int) -> float:
-        if i < warmup:
-            return (i + 1) / warmup
-        return 0.5 * (1 + math.cos(math.pi * (i - warmup) / max(1, steps - warmup)))
+class SFT:
+    """SFT steps on one model with one AdamW optimizer; ``train(k)`` can be called again to extend."""
 
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, schedule)
-    pad = chat.tokenizer.pad_token_id if chat.tokenizer.pad_token_id is not None else chat.eos_token_id
-    model.train()
-    losses = []
-    for step in range(steps):
-        rng = np.random.default_rng([seed, SFT_STREAM, step])
-        batch = sft_examples(chat, families, levels, batch_size, rng)
-        loss = sft_loss(model, batch, device, pad)
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
-        scheduler.step()
-        losses.append(float(loss.detach()))
-        if on_step is not None:
-            on_step({"sft/step": step + 1, "sft/loss": losses[-1], "sft/lr": scheduler.get_last_lr()[0]})
-    return losses
+    def __init__(
+        self,
+        model: Any,
+        chat: ChatFormat,
+        *,
+        space: TaskSpace,
+        teacher: Teacher,
+        levels: Sequence[int],
+        batch_size: int,
+        learning_rate: float,
+        warmup_steps: int,
+        seed: int,
+        device: str,
+        extra: Callable[[np.random.Generator, int], list[tuple[list[int], list[int]]]] | None = None,
+        extra_share: float = 0.0,
+    ) -> None:
+        """``extra(rng, n)`` adds ``n`` more examples of another kind to each batch (self-play's
+        proposer demonstrations), ``extra_share`` of ``batch_size``."""
+        import torch
+
+        self.model, self.chat, self.space, self.teacher = model, chat, space, teacher
+        self.extra = extra
+        self.extra_count = int(round(extra_share * batch_size)) if extra is not None else 0
+        self.levels, self.batch_size, self.seed, self.device = list(levels), batch_size, seed, device
+        self.warmup_steps = max(1, warmup_steps)
+        self.optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate, weight_decay=0.0)
+        self.base_lr = learning_rate
+        self.step = 0
+        tok = chat.tokenizer
+        self.pad = tok.pad_token_id if tok.pad_token_id is not None else chat.eos_token_id
+
+    def lr(self, step: int) -> float:
+        """Linear warm-up to the base rate, then constant."""
+        return self.base_lr * min(1.0, (step + 1) / self.warmup_steps)
+
+    def train(self, steps: int, on_step: Callable[[dict[str, float]], None] | None = None) -> list[float]:
+        """``steps`` more SFT steps; returns their losses."""
+        import torch
+
+        self.model.train()
+        losses = []
+        for _ in range(steps):
+            rng = np.random.default_rng([self.seed, SFT_STREAM, self.step])
+            main = self.batch_size - self.extra_count
+            parts = [sft_examples(self.chat, self.space, self.teacher, self.levels, main, rng)]
+            if self.extra_count:
+                parts.append(self.extra(rng, self.extra_count))
+            for group in self.optimizer.param_groups:
+                group["lr"] = self.lr(self.step)
+            loss = sft_loss_by_parts(self.model, parts, self.device, self.pad)
+            self.optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(self.model.parameters(), 1.0)
+            self.optimizer.step()
+            self.step += 1
+            losses.append(float(loss.detach()))
+            if on_step is not None:
+                on_step({"sft/step": self.step, "sft/loss": losses[-1], "sft/lr": self.lr(self.step - 1)})
+        self.model.eval()
+        return losses
+
+    def state_dict(self) -> dict[str, Any]:
+        """The optimizer and step counter (the weights are the model's)."""
+        import copy
+
+        return {"optimizer": copy.deepcopy(self.optimizer.state_dict()), "step": self.step}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        import copy
+
+        self.optimizer.load_state_dict(copy.deepcopy(state["optimizer"]))
+        self.step = int(state["step"])

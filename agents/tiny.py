@@ -46,6 +46,8 @@ class TinyRecipe:
     num_heads: int = 4
     num_kv_heads: int = 2
     max_position_embeddings: int = 512
+    # each family's constant instruction lines become single tokens (see phrase_lines)
+    phrase_tokens: bool = True
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -67,7 +69,7 @@ class TinyRecipe:
             "families": versions,
             "tokenizers": tokenizers.__version__,
             "transformers": transformers.__version__.split(".")[0],
-            "format": 3,
+            "format": 4,
         }
         return content_hash(payload, length=16)
 
@@ -96,6 +98,39 @@ def corpus(recipe: TinyRecipe) -> list[str]:
     return lines
 
 
+PHRASE_MIN_CHARS = 20  # shorter constant lines stay ordinary text
+PHRASE_MIN_SHARE = 0.9  # a line is boilerplate when it occurs in this share of a family's prompts
+
+
+def phrase_lines(recipe: TinyRecipe) -> list[str]:
+    """The constant instruction lines of each family's prompts (in at least ``PHRASE_MIN_SHARE``
+    of them, verbatim), which the tokenizer keeps as single tokens.
+
+    Why: an ``expression`` prompt is the expression between ~70 tokens of fixed instructions, so
+    the operands sat ~80 tokens before the answer; the 1M-parameter model then needed 250-800 SFT
+    steps to start reading them at all, and on most seeds it did not (docs/training.md). As
+    phrase tokens the instructions are two tokens, the operands sit a few tokens before the
+    answer, and every sequence is about 4x shorter. The model still sees every prompt exactly as
+    the catalog writes it: only how the text is cut into tokens changes."""
+    import collections
+
+    import palaestra
+    from palaestra.registry import get
+
+    phrases: list[str] = []
+    for name in recipe.families:
+        spec = get(name)
+        counts: collections.Counter[str] = collections.Counter()
+        prompts = 0
+        for level in sorted(spec.levels):
+            for seed in range(min(recipe.corpus_tasks_per_level, 50)):
+                lines = set(palaestra.make_task(name, seed=seed, level=level).prompt.split("\n"))
+                counts.update(line for line in lines if len(line) >= PHRASE_MIN_CHARS)
+                prompts += 1
+        phrases += sorted(line for line, c in counts.items() if c >= PHRASE_MIN_SHARE * prompts)
+    return phrases
+
+
 # The pre-tokenizer transformers' Qwen2Tokenizer rebuilds on load (AutoTokenizer always picks that
 # class for model_type qwen2): training with the same one keeps tokenizer.json and AutoTokenizer in
 # agreement. It isolates every digit, so numbers are spelled one digit per token.
@@ -122,6 +157,10 @@ def train_tokenizer(recipe: TinyRecipe):
         show_progress=False,
     )
     tok.train_from_iterator(corpus(recipe), trainer=trainer)
+    if recipe.phrase_tokens:
+        from tokenizers import AddedToken
+
+        tok.add_tokens([AddedToken(line, normalized=False) for line in phrase_lines(recipe)])
     return tok
 
 

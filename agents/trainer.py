@@ -2,8 +2,9 @@
 
 Reads top to bottom: ``GRPOTrainer.train`` = optional SFT warm start, then ``step()`` repeated:
 
-1. the curriculum picks (family, level) per prompt; tasks come from ``palaestra.make_task`` with
-   seeds drawn from ``(run seed, step)`` (so a resumed run draws exactly what it would have);
+1. the curriculum picks (family, level) per prompt; tasks come from the run's
+   :class:`~palaestra.agents.tasks.TaskSpace` with seeds drawn from ``(run seed, step)`` (so a
+   resumed run draws exactly what it would have), on the training side of the content split;
 2. the rollout collects ``group_size`` completions per task; rewards come from the verifiers;
 3. group advantages (mean or RLOO baseline, optional std scaling), zero-variance groups dropped;
 4. PPO-clip loss (asymmetric clip), truncated importance weights for the rollout/trainer
@@ -33,11 +34,11 @@ from palaestra.agents.backends import (
 )
 from palaestra.agents.config import TrainConfig
 from palaestra.agents.curriculum import Curriculum
-from palaestra.agents.evaluate import evaluate
+from palaestra.agents.evaluate import EvalResult, evaluate
 from palaestra.agents.policy import load_policy, preflight
 from palaestra.agents.rollout import ChatFormat, Episode, Rollout, SingleTurnRollout
-
-TRAIN_SEED_LIMIT = 2**31  # training task seeds lie below this; held-out seeds start at 2**40
+from palaestra.agents.tasks import TRAIN_SEED_LIMIT, TaskSpace
+from palaestra.agents.teacher import Teacher
 
 
 def group_advantages(rewards: np.ndarray, baseline: str = "mean", scale: bool = True) -> np.ndarray:
@@ -99,6 +100,7 @@ def _vllm_engine_kwargs(config: TrainConfig) -> dict[str, Any]:
         kv_cache_bytes=None if gpu else config.vllm_kv_cache_mb * 2**20,
         gpu_memory_utilization=config.vllm_gpu_memory_utilization if gpu else None,
         enable_sleep_mode=config.sleep_mode and gpu,
+        use_tqdm_on_load=config.verbose,
     )
 
 
@@ -145,9 +147,12 @@ class GRPOTrainer:
             ucb_c=config.ucb_c,
             adaptive=config.adaptive_level,
         )
+        self.space = TaskSpace.from_config(config)
+        self.teacher = Teacher.from_config(config)
         self.reference: Any = None
         self.step_count = 0
         self.backend = backend or make_backend(config, self.path, self.policy, self.pad_id)
+        self._eval_tasks: dict[tuple[tuple[int, ...], int], list[Any]] = {}
 
     # ------------------------------------------------------------------ reference and sync
 
@@ -165,16 +170,12 @@ class GRPOTrainer:
 
     def step(self) -> dict[str, float]:
         """One GRPO step; returns its metrics."""
-        import palaestra
-
         cfg = self.config
         step = self.step_count + 1
         rng = np.random.default_rng([cfg.seed, step])
         t0 = time.perf_counter()
         slots = self.curriculum.sample(rng, cfg.prompts_per_step)
-        tasks = [
-            palaestra.make_task(f, seed=int(rng.integers(TRAIN_SEED_LIMIT)), level=lvl) for f, lvl in slots
-        ]
+        tasks = [self.space.train_task(f, lvl, rng) for f, lvl in slots]
         sampling = Sampling(
             max_tokens=cfg.max_new_tokens,
             temperature=cfg.temperature,
@@ -387,12 +388,43 @@ class GRPOTrainer:
 
     # ------------------------------------------------------------------ evaluation
 
-    def evaluate(self, levels: Sequence[int] | None = None, n: int | None = None) -> dict[str, float]:
+    def eval_levels(self) -> list[int]:
         cfg = self.config
-        levels = list(levels or sorted({cfg.start_level, *cfg.sft_level_list()}))
+        return sorted({cfg.start_level, *cfg.sft_level_list()})
+
+    def eval_tasks(self, levels: Sequence[int] | None = None, n: int | None = None) -> list[Any]:
+        """The held-out problems (built once per set of levels and size)."""
+        key = (tuple(levels or self.eval_levels()), n or self.config.eval_tasks)
+        if key not in self._eval_tasks:
+            self._eval_tasks[key] = self.space.eval_set(*key)
+        return self._eval_tasks[key]
+
+    def evaluate_full(
+        self,
+        levels: Sequence[int] | None = None,
+        n: int | None = None,
+        progress: Any = None,
+        samples: int | None = None,
+    ) -> EvalResult:
+        """Greedy (and sampled, ``eval_samples`` unless ``samples`` says otherwise) accuracy on the
+        held-out problems, per subset."""
+        cfg = self.config
         return evaluate(
-            self.backend, self.chat, cfg.family_list(), levels, n or cfg.eval_tasks, cfg.max_new_tokens
+            self.backend,
+            self.chat,
+            self.eval_tasks(levels, n),
+            max_tokens=cfg.max_new_tokens,
+            samples=cfg.eval_samples if samples is None else samples,
+            temperature=cfg.temperature,
+            subset=self.teacher.subset,
+            progress=progress,
         )
+
+    def evaluate(
+        self, levels: Sequence[int] | None = None, n: int | None = None, samples: int | None = None
+    ) -> dict[str, float]:
+        """The ``eval/...`` metrics of :meth:`evaluate_full`."""
+        return self.evaluate_full(levels, n, samples=samples).metrics
 
 
 def _rollout_metrics(episodes: Sequence[Episode]) -> dict[str, float]:

@@ -115,9 +115,27 @@ def selfplay_config_from_args(args: argparse.Namespace, train_config: Any) -> Se
         probes=args.selfplay_probes,
         temperature=float(getattr(train_config, "temperature", 1.0)),
         reward_form=args.selfplay_reward,
+        scale_advantages=bool(getattr(train_config, "scale_rewards", True)),
         catalog_fraction=args.selfplay_catalog_fraction,
         catalog_families=tuple(train_config.family_list()) if args.selfplay_catalog_fraction else (),
         seed=int(getattr(train_config, "seed", 0)),
+    )
+
+
+PROPOSER_SHARE = 0.125  # share of each SFT batch that teaches the expression proposer its format
+
+
+def make_run_language(language: str, config: Any, space: Any) -> Any:
+    """The run's task language: ``expression`` poses catalog problems of the run's task space;
+    ``family`` offers the proposer exactly the run's ``--families``."""
+    if language == "expression":
+        from .languages import ExpressionLanguage
+
+        if "expression" not in space.families:
+            raise ValueError("the expression language needs --families to include expression")
+        return ExpressionLanguage.for_space(space)
+    return make_language(
+        language, **({"allowed": tuple(config.family_list())} if language == "family" else {})
     )
 
 
@@ -129,86 +147,116 @@ def run_selfplay(
     warm_start_steps: int = 0,
     quiet: bool = False,
 ) -> dict[str, Any]:
-    """A self-play run: optional SFT warm start, then ``config.steps`` self-play steps; writes
-    ``metrics.jsonl`` (kinds ``eval_sft`` and ``selfplay``), checkpoints whose ``extra`` holds the
-    self-play state (buffers, baselines, counters, sampler; ``--resume`` continues from the
-    latest) and ``summary.json`` to ``config.output_dir``."""
+    """A self-play run, stage by stage (each with a progress bar): the SFT warm start (for the
+    ``expression`` language an eighth of every batch teaches the proposer format), the held-out
+    evaluation of that starting point, ``config.steps`` self-play steps, their evaluation, and the
+    control: SFT continued from the warm start for as many sequences as self-play generated.
+    Writes what :func:`palaestra.agents.run.run_training` writes (rows of kind ``selfplay`` for
+    the steps); checkpoints hold the self-play state too (buffers, baselines, counters, sampler),
+    so ``--resume`` continues from the latest."""
+    from palaestra.agents import run as stages
     from palaestra.agents.checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
-    from palaestra.agents.run import _sft_phase
-    from palaestra.agents.trainer import GRPOTrainer, write_jsonl
+    from palaestra.agents.reporting import read_jsonl
+    from palaestra.agents.trainer import GRPOTrainer
 
     from .trainer import SelfPlayLoop
+    from .warmstart import proposer_examples
 
-    say = (lambda *_: None) if quiet else (lambda msg: print(msg, file=sys.stderr))
-    out = Path(config.output_dir)
-    trainer = GRPOTrainer(config)
-    out.mkdir(parents=True, exist_ok=True)
-    sandbox = None
-    # the family language offers the proposer exactly the --families of the run
-    lang = make_language(
-        language, **({"allowed": tuple(config.family_list())} if language == "family" else {})
+    stages.quiet_third_party(config.verbose)
+    stages.cpu_defaults(config)
+    config = stages.new_run_dir(config)
+    ctx = stages.RunContext(config, quiet=quiet)
+    types = len(LANGUAGES[language].task_types) if language in LANGUAGES else 1
+    per_step = selfplay_config.proposals_per_type * types * (1 + selfplay_config.probes)
+    ctx.say(
+        stages.plan_line(config, f"self-play ({language})", f"{config.steps} steps", config.steps * per_step)
     )
+    trainer = GRPOTrainer(config)
+    ctx.out.mkdir(parents=True, exist_ok=True)
+    lang = make_run_language(language, config, trainer.space)
+    sandbox = None
     if lang.needs_sandbox:
         from palaestra.sandbox import Sandbox
 
         sandbox = Sandbox(workers=selfplay_config.verify_workers)
+    extra_sft: dict[str, Any] = {}
+    if language == "expression":
+        level = config.sft_level_list()[0]
+        extra_sft = {
+            "extra": lambda rng, n: proposer_examples(lang, trainer.chat, trainer.space, n, rng, level),
+            "extra_share": PROPOSER_SHARE,
+        }
     try:
         play = SelfPlay(lang, selfplay_config, sandbox=sandbox)
         loop = SelfPlayLoop(trainer, play)
-        resumed = latest_checkpoint(out) if config.resume else None
-        sft_eval = None
+        resumed = latest_checkpoint(ctx.out) if config.resume else None
+        arms: dict[str, Any] = {}
+        extra: dict[str, Any] = {}
+        sft = sft_state = None
         if resumed is not None:  # weights, optimizer and self-play state saved together
-            extra = load_checkpoint(trainer, resumed)
-            play.load_state_dict(extra["selfplay"])
-            loop.policy.rng.bit_generator.state = extra["sampler"]
-            say(f"resumed from {resumed} at self-play step {play.step_count}")
+            extra = dict(load_checkpoint(trainer, resumed))
+            play.load_state_dict(extra.pop("selfplay"))
+            loop.policy.rng.bit_generator.state = extra.pop("sampler")
+            ctx.say(f"resumed from {resumed} at self-play step {play.step_count}")
         else:
-            if config.sft_steps > 0:
-                sft = _sft_phase(trainer, out / "metrics.jsonl", config, say)
-                write_jsonl(out / "metrics.jsonl", {"kind": "sft_done", **sft})
-            if warm_start_steps > 0 and language == "arith":  # teach the DSL format to both roles
-                from .warmstart import proposer_warm_start
-
-                t0 = time.perf_counter()
-                losses = proposer_warm_start(
-                    trainer,
-                    play.language,
-                    steps=warm_start_steps,
-                    seed=config.seed,
-                    references=selfplay_config.references,
-                    replay_families=config.family_list(),  # keep the catalog SFT's skills
-                    replay_levels=config.sft_level_list(),
-                    replay=WARM_START_REPLAY,
-                    easy_fraction=WARM_START_EASY,
-                )
-                row = {"kind": "selfplay_warm_start", "loss": losses[-1], "loss_first": losses[0]}
-                write_jsonl(out / "metrics.jsonl", {**row, "seconds": time.perf_counter() - t0})
+            ctx.metrics_path.unlink(missing_ok=True)
+            (ctx.out / "config.json").write_text(config.to_json())
+            stages.write_heldout_suite(trainer, ctx.out)
+            sft, info = stages.warm_start_stage(trainer, ctx, **extra_sft)
+            extra.update(info)
+            if warm_start_steps > 0 and language == "arith":  # the DSL format, after the catalog SFT
+                _arith_warm_start(trainer, play, config, selfplay_config, warm_start_steps, ctx)
+                if sft is not None:  # the starting point includes the DSL warm start
+                    stages.save_sft_checkpoint(trainer, sft)
+            if sft is not None and config.control:
+                sft_state = stages.snapshot(trainer, sft)
             trainer.snapshot_reference()
             trainer.sync()
-            sft_eval = trainer.evaluate()  # the starting point self-play is measured against
-            write_jsonl(out / "metrics.jsonl", {"kind": "eval_sft", "step": 0, **sft_eval})
+            arms["sft"] = stages.eval_stage(trainer, ctx, "eval_sft", "eval SFT-only", 0)
+        rows = [r for r in read_jsonl(ctx.metrics_path) if r.get("kind") == "selfplay"]
+        sequences = int(rows[-1]["sequences"]) if rows else 0
+        bar = ctx.bar(config.steps, "self-play")
+        bar.begin_at(play.step_count)
         last: dict[str, Any] = {}
         while play.step_count < config.steps:
             t0 = time.perf_counter()
-            _, last = loop.step()
+            result, last = loop.step()
+            sequences += len(result.proposer) + len(result.solver)
+            last["sequences"] = sequences
+            if language == "expression":
+                last["teacher_wrong_share"] = teacher_wrong_share(result, lang, trainer.teacher)
             last["time/step_s"] = time.perf_counter() - t0
             trainer.step_count = play.step_count
-            write_jsonl(out / "metrics.jsonl", {"kind": "selfplay", **last})
+            ctx.log({"kind": "selfplay", **last})
+            if (
+                config.eval_every
+                and play.step_count % config.eval_every == 0
+                and play.step_count < config.steps
+            ):
+                ctx.log({"kind": "eval", "step": play.step_count, **trainer.evaluate(samples=0)})
             if config.checkpoint_every and play.step_count % config.checkpoint_every == 0:
-                save_checkpoint(trainer, _extra(play, loop))
-            say(
-                f"step {last['step']}: valid {last['valid_rate']:.2f} learnability {last['mean_learnability']:.2f} "
-                f"solver {last['solver_reward']:.2f}"
+                save_checkpoint(trainer, {**extra, **_extra(play, loop)})
+            bar.update(
+                play.step_count,
+                f"valid {last['valid_rate']:.2f} learnable {last['mean_learnability']:.2f} "
+                f"solver {last['solver_reward']:.2f}",
             )
-        final = trainer.evaluate()
-        write_jsonl(out / "metrics.jsonl", {"kind": "eval", "step": play.step_count, **final})
-        save_checkpoint(trainer, _extra(play, loop))
-        summary = {"steps": play.step_count, "last": last, "sft_eval": sft_eval, "eval": final}
-        (out / "summary.json").write_text(json.dumps(summary, indent=2, default=str))
+        bar.close()
+        arms["trained"] = stages.eval_stage(trainer, ctx, "eval", "eval after self-play", play.step_count)
+        save_checkpoint(trainer, {**extra, **_extra(play, loop)}, name="final")
+        if config.control:
+            if sft is None:  # resumed: read the warm start back
+                sft = stages.sft_runner(trainer, **extra_sft)
+                sft_state = stages.load_sft_snapshot(trainer, sft)
+                arms["sft"] = stages.reevaluate_sft(trainer, ctx, sft_state)
+            arms["control"], info = stages.control_stage(trainer, ctx, sft, sft_state, sequences)
+            extra.update(info)
+            save_checkpoint(trainer, {"stage": "control"}, name="control")
+        extra.update({"steps": play.step_count, "selfplay_sequences": sequences})
+        extra.update({f"last_{k}": v for k, v in last.items() if isinstance(v, (int, float))})
+        summary = stages.finish(ctx, arms, extra, "self-play", "selfplay", "solver_reward")
         if config.plots:
-            _plot(out, say)
-        if not quiet:
-            print(_table(summary, language))
+            _plot(ctx.out, ctx.say)
         return summary
     finally:
         if sandbox is not None:
@@ -216,19 +264,42 @@ def run_selfplay(
         trainer.backend.close()
 
 
-def _table(summary: dict[str, Any], language: str) -> str:
-    """The headline numbers of a self-play run, as a plain table."""
-    from palaestra.agents.reporting import summary_table
+def teacher_wrong_share(result: Any, language: Any, teacher: Any) -> float:
+    """The share of a step's valid proposals that land where the SFT teacher errs: whether the
+    proposer learns to pose the problems its own solver gets wrong."""
+    from palaestra.core import Task
 
-    last = summary["last"] or {}
-    rows: dict[str, Any] = {"mode": f"self-play ({language})", "self-play steps": summary["steps"]}
-    if summary["sft_eval"] is not None:
-        rows["held-out accuracy before self-play"] = summary["sft_eval"]["eval/accuracy"]
-    rows["held-out accuracy after self-play"] = summary["eval"]["eval/accuracy"]
-    for key in ("valid_rate", "mean_learnability", "solver_reward"):
-        if key in last:
-            rows[f"last step {key}"] = float(last[key])
-    return summary_table(rows)
+    from .rewards import REWARD_INVALID
+
+    hits = []
+    for sample in result.proposer:
+        if sample.reward > REWARD_INVALID:
+            built = language.build(sample.task_type, sample.completion)
+            task = Task.from_json(json.dumps(built.payload["task"]))
+            hits.append(teacher.subset(task) != "teacher_right")
+    return sum(hits) / len(hits) if hits else 0.0
+
+
+def _arith_warm_start(
+    trainer: Any, play: SelfPlay, config: Any, selfplay_config: SelfPlayConfig, steps: int, ctx: Any
+) -> None:
+    """The ``arith`` language's DSL warm start (both roles), after the catalog SFT."""
+    from .warmstart import proposer_warm_start
+
+    t0 = time.perf_counter()
+    losses = proposer_warm_start(
+        trainer,
+        play.language,
+        steps=steps,
+        seed=config.seed,
+        references=selfplay_config.references,
+        replay_families=config.family_list(),  # keep the catalog SFT's skills
+        replay_levels=config.sft_level_list(),
+        replay=WARM_START_REPLAY,
+        easy_fraction=WARM_START_EASY,
+    )
+    row = {"kind": "selfplay_warm_start", "loss": losses[-1], "loss_first": losses[0]}
+    ctx.log({**row, "seconds": time.perf_counter() - t0})
 
 
 def _plot(out: Path, say: Any) -> None:
@@ -241,14 +312,16 @@ def _plot(out: Path, say: Any) -> None:
     except ImportError:
         say("matplotlib is not installed: no plots")
         return
-    from palaestra.agents.reporting import read_jsonl
+    from palaestra.agents.reporting import read_jsonl, smooth
 
     rows = [r for r in read_jsonl(out / "metrics.jsonl") if r.get("kind") == "selfplay"]
     keys = ("valid_rate", "mean_learnability", "proposer_reward", "solver_reward")
     fig, axes = plt.subplots(1, len(keys), figsize=(4 * len(keys), 3))
     for ax, key in zip(axes, keys, strict=True):
-        ax.plot([r["step"] for r in rows], [r[key] for r in rows], linewidth=1)
-        ax.set_title(key)
+        xs, ys = [r["step"] for r in rows], [r[key] for r in rows]
+        ax.plot(xs, ys, linewidth=1, alpha=0.3)
+        ax.plot(xs, smooth(ys), linewidth=2)
+        ax.set_title(key.replace("_", " ") + (" (after penalties)" if key == "proposer_reward" else ""))
         ax.set_xlabel("self-play step")
     fig.tight_layout()
     (out / "plots").mkdir(exist_ok=True)
@@ -262,6 +335,9 @@ def _extra(play: SelfPlay, loop: Any) -> dict[str, Any]:
 
 def run_selfplay_train(args: argparse.Namespace, config: Any) -> int:
     """The ``palaestra train --selfplay`` entry point (``config`` from ``config_from_args``)."""
+    from palaestra.agents.run import quiet_third_party
+
+    quiet_third_party(config.verbose)  # before torch is imported: it reads its log level then
     try:
         import torch  # noqa: F401
         import transformers  # noqa: F401

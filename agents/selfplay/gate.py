@@ -29,6 +29,7 @@ REASONS = (
     "output_not_literal",
     "nondeterministic",
     "unknown_family",
+    "held_out",
     "duplicate",
     "build_error",
 )

@@ -269,7 +269,11 @@ class PythonLanguage(Language):
         if not extraction.ok or extraction.text is None:
             return 0.0
         try:
-            return 1.0 if to_json(parse_literal(extraction.text)) == task.payload["outputs"][0] else 0.0
+            return (
+                1.0
+                if _same_value(to_json(parse_literal(extraction.text)), task.payload["outputs"][0])
+                else 0.0
+            )
         except LiteralError:
             return 0.0
 
@@ -303,9 +307,15 @@ def _outputs_match(result: Any, expected: list[Any]) -> bool:
         return False
     try:
         reprs = json.loads(result.stdout.strip().splitlines()[-1])
-        return [to_json(parse_literal(r)) for r in reprs] == expected
+        return _same_value([to_json(parse_literal(r)) for r in reprs], expected)
     except (ValueError, IndexError, LiteralError):
         return False
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    """Typed equality of two ``to_json`` values: Python's ``True == 1`` would pay ``True`` for ``1``,
+    their JSON texts (``true``, ``1``) differ."""
+    return json.dumps(a) == json.dumps(b)
 
 
 # --------------------------------------------------------------------------------------------
@@ -378,8 +388,113 @@ class FamilyLanguage(Language):
         return [1.0 if registry.verify(catalog_task, r).correct else 0.0 for r in responses]
 
 
+# --------------------------------------------------------------------------------------------
+# expression: catalog `expression` problems, posed exactly as the catalog poses them
+# --------------------------------------------------------------------------------------------
+
+_EXPR_TOKEN = re.compile(r"\s*(?:(\d+)|([+\-*/]))")
+
+
+@dataclass
+class ExpressionLanguage(Language):
+    """Proposal: ``<task>47 - 85</task>``, a flat chain of whole numbers and operators within the
+    catalog ``expression`` knobs of the run (operand count, digits, operators). The solver sees the
+    proposal as the catalog family's own prompt (the surface form it is evaluated on), and the
+    family's verifier grades it. ``space`` is the run's :class:`~palaestra.agents.tasks.TaskSpace`:
+    a proposal that lands on its held-out side is refused (``held_out``), so self-play never trains
+    on a held-out problem."""
+
+    name: str = "expression"
+    task_types: tuple[str, ...] = ("expression",)
+    operands: int = 2
+    digits: int = 2
+    operators: str = "+-"
+    space: Any = None
+
+    @classmethod
+    def for_space(cls, space: Any) -> ExpressionLanguage:
+        """The language of the ``expression`` problems a task space trains on."""
+        knobs = dict(space.knobs.get("expression", {})) if space is not None else {}
+        return cls(
+            operands=int(knobs.get("operands", 2)),
+            digits=int(knobs.get("digits", 2)),
+            operators=str(knobs.get("operators", "+-")).replace("^", ""),
+            space=space,
+        )
+
+    def proposer_prompt(self, task_type: str, references: Sequence[SelfPlayTask]) -> str:
+        high = 10**self.digits - 1
+        ops = " or ".join(self.operators)
+        return (
+            f"Invent an arithmetic problem for the solver: {self.operands} whole numbers from 1 to {high} "
+            f"joined by {ops}. Answer with <task>...</task>."
+        )
+
+    def parse(self, text: str) -> str:
+        """The proposal in the catalog's rendering (``47 - 85``), or :class:`Rejection`."""
+        program = _block(text, "task")
+        tokens, pos = [], 0
+        while pos < len(program):
+            match = _EXPR_TOKEN.match(program, pos)
+            if not match or match.end() == pos:
+                if program[pos:].strip():
+                    raise Rejection("syntax", f"unexpected text {program[pos : pos + 20]!r}")
+                break
+            tokens.append(match.group(1) or match.group(2))
+            pos = match.end()
+        numbers, ops = tokens[0::2], tokens[1::2]
+        if not tokens or len(tokens) % 2 == 0 or not all(n.isdigit() for n in numbers):
+            raise Rejection("syntax", "expected number (operator number)*")
+        if any(o.isdigit() or o not in self.operators for o in ops):
+            raise Rejection("invalid", f"operators must be among {self.operators!r}")
+        if len(numbers) != self.operands:
+            raise Rejection("invalid", f"{len(numbers)} numbers, expected {self.operands}")
+        if any(not 1 <= int(n) < 10**self.digits or n != str(int(n)) for n in numbers):
+            raise Rejection("invalid", f"numbers must be whole numbers from 1 to {10**self.digits - 1}")
+        return " ".join(tokens)
+
+    def build(self, task_type: str, text: str, sandbox: Any = None, salt: int = 0) -> SelfPlayTask:
+        from palaestra import registry
+        from palaestra.core import Difficulty, Task
+        from palaestra.generators.arithmetic.expression import PROMPT
+
+        expression = self.parse(text)
+        value = arith.evaluate(expression).answer  # our exact evaluator, never eval
+        spec = registry.get("expression")
+        knobs = {"operators": self.operators, "operands": self.operands, "digits": self.digits}
+        task = Task(
+            family="expression",
+            family_version=spec.version,
+            difficulty=Difficulty(level=None, knobs=knobs),
+            seed=0,
+            prompt=PROMPT.format(expression=expression),
+            answer=format_rational(value),
+            metadata={"expression": expression, "operations": 0, "proposed": True},
+        )
+        if self.space is not None and self.space.is_heldout(task):
+            raise Rejection("held_out", expression)
+        shape = re.sub(r"\d+", "N", expression) + (" neg" if value < 0 else "")
+        return SelfPlayTask(
+            language=self.name,
+            task_type=task_type,
+            prompt=task.prompt,
+            payload={"task": json.loads(task.to_json())},
+            canonical=content_hash(expression),
+            shape=content_hash(shape),
+            source=expression,
+        )
+
+    def grade(self, task: SelfPlayTask, responses: Sequence[str], sandbox: Any = None) -> list[float]:
+        from palaestra import registry
+        from palaestra.core import Task
+
+        catalog_task = Task.from_json(json.dumps(task.payload["task"]))
+        return [1.0 if registry.verify(catalog_task, r).correct else 0.0 for r in responses]
+
+
 LANGUAGES: dict[str, type[Language]] = {
     "arith": ArithLanguage,
+    "expression": ExpressionLanguage,
     "python": PythonLanguage,
     "family": FamilyLanguage,
 }

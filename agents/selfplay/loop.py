@@ -40,7 +40,8 @@ class SelfPlayConfig:
     reward_form: str = "azr"  # learnability form: azr | rzero | stp
     references: int = 3  # K buffer tasks shown in the proposer prompt
     buffer_capacity: int = 256  # tasks kept per task type
-    near_duplicate_penalty: float = R.NEAR_DUPLICATE_PENALTY  # per buffered task with the same AST shape
+    # valid proposals keep learnability x (1 - this x share of the buffer with their AST shape)
+    near_duplicate_penalty: float = R.NEAR_DUPLICATE_PENALTY
     catalog_fraction: float = 0.0  # extra catalog tasks, as a fraction of valid proposals per step
     catalog_families: tuple[str, ...] = ()  # families for the catalog mix (empty: all)
     catalog_level: int = 2  # level of the catalog-mix tasks
@@ -50,6 +51,9 @@ class SelfPlayConfig:
     # "running": reward minus a running mean per (role, task type) (AZR's TRR++), which on the tiny
     # model kept pushing down batches that were all invalid or all wrong until it collapsed
     baseline: str = "group"
+    # group baseline: divide each group's advantages by its reward std, as GRPO's scale_rewards
+    # (the CLI takes --scale-rewards); off, advantages are plain differences (Dr. GRPO)
+    scale_advantages: bool = True
     baseline_momentum: float = 0.9  # running mean per (role, task type)
     seed: int = 0
 
@@ -131,35 +135,45 @@ class SelfPlay:
 
         checked = pipelined(batches(), verify, cfg.verify_workers)
         learn: list[float] = []
-        valid = total = 0
+        penalties: list[float] = []
+        valid = total = held_out = 0
         for (task_type, ps), results in zip(prompts.items(), checked, strict=True):
-            batch_rewards, in_batch = [], set()
+            graded: list[tuple[str, str, float]] = []  # (prompt, proposal, reward after penalties)
+            in_batch: set[str] = set()
             for k, result in enumerate(results):
+                prompt, text = ps[k], raw[task_type][k]
+                if result.reason == "held_out":  # not the proposer's fault: no reward, no gradient
+                    held_out += 1
+                    continue
                 total += 1
                 if result.ok and result.task.canonical in in_batch:  # the same task twice in one batch
                     self.gate.counts["ok"] -= 1
                     self.gate.counts["duplicate"] += 1
                     result = GateResult(None, "duplicate")
                 if not result.ok:
-                    batch_rewards.append(R.REWARD_INVALID)
+                    graded.append((prompt, text, R.REWARD_INVALID))
                     continue
                 task = result.task
                 in_batch.add(task.canonical)
                 valid += 1
                 p = self._probe(task, solver, out)
-                near = self.buffers[task_type].shapes().count(task.shape)
+                shapes = self.buffers[task_type].shapes()
+                share = shapes.count(task.shape) / len(shapes) if shapes else 0.0
                 reward = R.proposer_reward(
-                    p, form=cfg.reward_form, near_duplicates=near, penalty=cfg.near_duplicate_penalty
+                    p, form=cfg.reward_form, near_share=share, penalty=cfg.near_duplicate_penalty
                 )
                 learn.append(R.learnability(p, cfg.reward_form))
+                penalties.append(learn[-1] - reward)
                 self.buffers[task_type].add(task, step, f"{step}:{task_type}:{k}", p)
-                batch_rewards.append(reward)
-            advs = self._advantages("proposer", task_type, batch_rewards)
-            for prompt, text, reward, adv in zip(ps, raw[task_type], batch_rewards, advs, strict=True):
+                graded.append((prompt, text, reward))
+            advs = self._advantages("proposer", task_type, [g[2] for g in graded])
+            for (prompt, text, reward), adv in zip(graded, advs, strict=True):
                 out.proposer.append(Sample("proposer", task_type, prompt, text, reward, adv))
         self._catalog_mix(valid, solver, out)
         self._solver_advantages(out)
         out.metrics = self._metrics(out, valid, total, learn)
+        out.metrics["held_out_proposals"] = held_out
+        out.metrics["near_duplicate_penalty"] = float(np.mean(penalties)) if penalties else 0.0
         self.step_count += 1
         return out
 
@@ -195,8 +209,11 @@ class SelfPlay:
         """Advantages of one group of rewards under the configured baseline."""
         if self.config.baseline == "running":
             return self.baselines.advantages(role, task_type, rewards)
-        mean = float(np.mean(rewards)) if rewards else 0.0
-        return [r - mean for r in rewards]
+        if not rewards:
+            return []
+        mean = float(np.mean(rewards))
+        scale = float(np.std(rewards)) + 1e-4 if self.config.scale_advantages else 1.0
+        return [(r - mean) / scale for r in rewards]
 
     def _solver_advantages(self, out: StepResult) -> None:
         # group: the attempts at one task (same type and prompt); running: one group per type
@@ -215,7 +232,13 @@ class SelfPlay:
             "step": out.step,
             "valid_rate": valid / total if total else 0.0,
             "mean_learnability": float(np.mean(learn)) if learn else 0.0,
+            # after penalties: the reward the proposer is trained on
             "proposer_reward": float(np.mean([s.reward for s in out.proposer])) if out.proposer else 0.0,
+            "proposer_reward_valid": float(
+                np.mean([s.reward for s in out.proposer if s.reward > R.REWARD_INVALID])
+            )
+            if any(s.reward > R.REWARD_INVALID for s in out.proposer)
+            else 0.0,
             "solver_reward": float(np.mean([s.reward for s in out.solver])) if out.solver else 0.0,
             "solver_samples": len(out.solver),
             "rejections": self.gate.rejection_counts(),

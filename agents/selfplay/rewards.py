@@ -12,6 +12,13 @@ carries no signal):
 - ``stp`` (STP's "barely solvable"): ``1`` when ``0 < p <= threshold``, else ``0``;
 
 and ``REWARD_INVALID`` for any proposal the gate refused (in every form).
+
+Near-duplicates: a valid proposal whose AST shape is shared by a fraction ``share`` of the buffered
+tasks of its type keeps ``learnability * (1 - NEAR_DUPLICATE_PENALTY * share)``. The penalty scales
+the learnability down and never takes it below 0, so a valid proposal always scores above an
+invalid one and a learnable one never below an unlearnable one. (It used to subtract 0.25 per
+look-alike down to ``REWARD_INVALID``: on the tiny model 41 of 60 steps then scored every valid
+proposal like an invalid one, and 25 steps trained nothing.)
 """
 
 from __future__ import annotations
@@ -26,7 +33,7 @@ REWARD_NEVER_SOLVED = 0.0  # p = 0: too hard (or wrong) for the current solver
 REWARD_ALWAYS_SOLVED = 0.0  # p = 1: trivial
 REWARD_INVALID = -1.0  # refused by the gate: unparsable, unsafe, non-deterministic, duplicate
 STP_THRESHOLD = 0.25
-NEAR_DUPLICATE_PENALTY = 0.25  # subtracted per near-duplicate (same AST shape) already buffered
+NEAR_DUPLICATE_PENALTY = 0.5  # learnability x (1 - this x share of the buffer with the same AST shape)
 FORMS = ("azr", "rzero", "stp")
 
 
@@ -57,13 +64,16 @@ def learnability(p: float, form: str = "azr", threshold: float = STP_THRESHOLD) 
 
 
 def proposer_reward(
-    p: float | None, *, form: str = "azr", near_duplicates: int = 0, penalty: float = NEAR_DUPLICATE_PENALTY
+    p: float | None, *, form: str = "azr", near_share: float = 0.0, penalty: float = NEAR_DUPLICATE_PENALTY
 ) -> float:
-    """``REWARD_INVALID`` when ``p`` is None (refused), else learnability minus the
-    near-duplicate penalty (never below ``REWARD_INVALID``)."""
+    """``REWARD_INVALID`` when ``p`` is None (refused), else the learnability scaled down by the
+    near-duplicate penalty: ``learnability * (1 - penalty * near_share)``, where ``near_share`` is
+    the share of buffered tasks with the proposal's AST shape. Never below 0 for a valid proposal."""
     if p is None:
         return REWARD_INVALID
-    return max(REWARD_INVALID, learnability(p, form) - penalty * near_duplicates)
+    if not 0.0 <= near_share <= 1.0 or not 0.0 <= penalty <= 1.0:
+        raise ValueError(f"near_share and penalty must lie in [0, 1], got {near_share}, {penalty}")
+    return learnability(p, form) * (1.0 - penalty * near_share)
 
 
 @dataclass

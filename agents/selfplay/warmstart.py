@@ -139,24 +139,34 @@ def proposer_warm_start(
 
 
 def _bucketed_loss(model: Any, batch: Sequence[tuple[list[int], list[int]]], device: str, pad: int) -> Any:
-    """``sft_loss`` over ``batch``, computed on length buckets: the proposer prompts are about 4x
-    longer than the others, and one padded batch spent most of its compute on padding. The
-    bucket means are weighted by their response tokens, so the value equals the one-batch mean."""
-    from palaestra.agents.sft import sft_loss
+    """``sft_loss`` over ``batch``, computed on two length buckets (the proposer prompts are about
+    4x longer than the others): :func:`~palaestra.agents.sft.sft_loss_by_parts`."""
+    from palaestra.agents.sft import sft_loss_by_parts
 
     order = sorted(range(len(batch)), key=lambda i: len(batch[i][0]) + len(batch[i][1]))
-    total = sum(len(r) for _, r in batch)
-    loss = None
-    for chunk in (order[: len(order) // 2], order[len(order) // 2 :]):
-        if not chunk:
-            continue
-        part = [batch[i] for i in chunk]
-        term = sft_loss(model, part, device, pad) * (sum(len(r) for _, r in part) / total)
-        loss = term if loss is None else loss + term
-    return loss
+    half = len(order) // 2
+    return sft_loss_by_parts(
+        model, [[batch[i] for i in order[:half]], [batch[i] for i in order[half:]]], device, pad
+    )
 
 
 def pairs_summary(pairs: Sequence[tuple[str, str]]) -> dict[str, int]:
     """How many proposer and solver examples a pair list holds."""
     proposer = sum(1 for _, r in pairs if r.startswith("<task>"))
     return {"proposer": proposer, "solver": len(pairs) - proposer}
+
+
+def proposer_examples(
+    language: Any, chat: Any, space: Any, n: int, rng: np.random.Generator, level: int = 1
+) -> list[tuple[list[int], list[int]]]:
+    """``n`` proposer demonstrations for the ``expression`` language: the proposer prompt, then a
+    random training-side catalog problem as ``<task>...</task>``. They teach the format only: the
+    problems are uniform draws, so whatever the proposer learns to prefer, self-play taught it."""
+    out = []
+    for _ in range(n):
+        task = space.train_task("expression", level, rng)
+        prompt = language.proposer_prompt(language.task_types[0], [])
+        out.append(
+            (chat.prompt_ids(prompt), chat.response_ids(f"<task>{task.metadata['expression']}</task>"))
+        )
+    return out

@@ -112,40 +112,43 @@ def test_config_that_cannot_fit_memory_fails_fast(tiny_path):
 
 
 def test_palaestra_train_end_to_end_writes_reports(tmp_path, tiny_path, capsys):
-    """`palaestra train --preset tiny --no-selfplay` (plain GRPO, shrunk): JSONL metrics, PNG plots,
-    summary, checkpoint. The preset's default self-play run: tests/agents/selfplay/test_preset.py."""
+    """`palaestra train --preset tiny --no-selfplay` (plain GRPO, shrunk): the plan line first, a
+    progress bar per stage, no third-party log lines, JSONL metrics, the summary plot and table, a
+    new run folder per run, loadable checkpoints for every arm. The preset's default self-play run:
+    tests/agents/selfplay/test_preset.py."""
     pytest.importorskip("matplotlib")
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
     from palaestra.agents.reporting import read_jsonl
     from palaestra.cli import main
 
-    out = tmp_path / "run"
-    argv = [
-        "train",
-        "--preset",
-        "tiny",
-        "--no-selfplay",
-        "--backend",
-        "transformers",
-        "--steps",
-        "2",
-        "--sft-steps",
-        "2",
-        "--prompts-per-step",
-        "2",
-        "--group-size",
-        "2",
-        "--eval-tasks",
-        "2",
-        "--output-dir",
-        str(out),
-    ]
+    out = tmp_path / "runs"
+    argv = ["train", "--preset", "tiny", "--no-selfplay", "--backend", "transformers", "--steps", "2"]
+    argv += ["--sft-steps", "2", "--sft-target-accuracy", "0", "--prompts-per-step", "2", "--group-size", "2"]
+    argv += ["--eval-tasks", "3", "--eval-samples", "2", "--output-dir", str(out)]
     assert main(argv) == 0
     captured = capsys.readouterr()
-    assert "summary" in captured.out and "eval_accuracy_final" in captured.out
-    assert "rl [" in captured.err  # the progress bar
-    kinds = [r["kind"] for r in read_jsonl(out / "metrics.jsonl")]
-    assert kinds.count("step") == 2 and "sft" in kinds and "eval_sft" in kinds and kinds[-1] == "eval"
-    assert (out / "plots" / "training.png").stat().st_size > 0
-    summary = json.loads((out / "summary.json").read_text())
-    assert summary["steps"] == 2 and 0 <= summary["eval_accuracy_final"] <= 1
-    assert (out / "checkpoints" / "step_000002" / "trainer_state.json").exists()
+    err = [line for line in captured.err.splitlines() if line.strip()]
+    assert err[0].startswith("palaestra train: SFT warm start (2 steps) -> held-out eval -> GRPO (2 steps)")
+    assert "min" in err[0] and str(out) in err[0]
+    for stage in ("sft [", "eval SFT-only [", "rl [", "eval after RL [", "control [", "eval control ["):
+        assert stage in captured.err, stage
+    noise = [line for line in err[1:] if not any(s in line for s in ("[", "SFT check"))]
+    assert noise == []  # no vLLM/torch/transformers log lines without --verbose
+    assert "held-out accuracy, after GRPO" in captured.out and "gain over the control" in captured.out
+    (run,) = out.iterdir()
+    assert run.name.startswith("run-")
+    kinds = [r["kind"] for r in read_jsonl(run / "metrics.jsonl")]
+    assert kinds.count("step") == 2 and "sft" in kinds and "eval_sft" in kinds
+    assert kinds[-2:] == ["control", "eval_control"] and "eval" in kinds
+    assert (run / "plots" / "summary.png").stat().st_size > 0
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["steps"] == 2 and 0 <= summary["accuracy_after"] <= 1
+    assert summary["control_sequences"] >= 2 * 2 * 2  # the RL run's sequences, in whole SFT batches
+    for arm in ("sft", "final", "control"):  # each a model folder: palaestra eval --model takes it
+        folder = run / "checkpoints" / arm
+        AutoModelForCausalLM.from_pretrained(folder)
+        assert AutoTokenizer.from_pretrained(folder).chat_template
+    assert len((run / "heldout.jsonl").read_text().splitlines()) == summary["heldout_problems"] == 3
+    assert main(argv) == 0  # a second run gets its own folder
+    assert len(list(out.iterdir())) == 2

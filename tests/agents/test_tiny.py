@@ -78,3 +78,21 @@ def test_autotokenizer_agrees_with_tokenizer_json(tiny_path, tokenizer):
     for seed in range(4):
         text = palaestra.make_task("expression", seed=seed, level=2 + 2 * seed).prompt
         assert tokenizer(text)["input_ids"] == raw.encode(text).ids
+
+
+def test_constant_instruction_lines_are_single_tokens(tiny_path, tokenizer):
+    """Phrase tokens: an expression prompt's fixed instructions are one token each, so the operands
+    sit a few tokens before the answer, and every prompt still decodes to exactly its text."""
+    import palaestra
+    from palaestra.agents.tiny import TinyRecipe, phrase_lines
+
+    phrases = phrase_lines(TinyRecipe())
+    assert len(phrases) == 2 and phrases[0] == "Compute the exact value of this expression:"
+    for level in (1, 4, 8):
+        prompt = palaestra.make_task("expression", seed=level, level=level).prompt
+        ids = tokenizer(prompt)["input_ids"]
+        pieces = [tokenizer.decode([i]) for i in ids]
+        assert phrases[0] in pieces and phrases[1] in pieces
+        assert tokenizer.decode(ids) == prompt
+    short = palaestra.make_task("expression", seed=0, level=1).prompt
+    assert len(tokenizer(short)["input_ids"]) <= 12

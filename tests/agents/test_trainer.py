@@ -33,6 +33,7 @@ def _config(tmp_path, **kw):
         max_new_tokens=8,
         eval_tasks=4,
         output_dir=str(tmp_path / "run"),
+        run_subfolder=False,
         progress=False,
         plots=False,
     )
@@ -139,6 +140,8 @@ def _warm_config(tmp_path, name, **kw):
         sft_batch_size=16,
         sft_learning_rate=3e-3,
         group_size=8,
+        # a bare answer: 30 SFT steps learn its format; a worked one ('3 + 8 - 9 = 11 - 9 = 2') needs more
+        worked_answers=False,
         **kw,
     )
 

@@ -111,6 +111,16 @@ def test_python_grading(sandbox) -> None:
     assert lang.grade(induction, programs, sandbox) == [1.0, 0.0, 0.0, 0.0]
 
 
+def test_python_grading_keeps_bool_and_int_apart(sandbox) -> None:
+    """Python's ``True == 1``: a predicted or produced ``True`` is not the output ``1``."""
+    lang = make_language("python")
+    gate = Gate(lang, sandbox, check_determinism=False)
+    deduction = gate.check("deduction", proposal("def f(x):\n    return len(x)", "[7]")).task
+    assert lang.grade(deduction, ["<answer>1</answer>", "<answer>True</answer>"]) == [1.0, 0.0]
+    abduction = gate.check("abduction", proposal("def f(x):\n    return x", "1")).task
+    assert lang.grade(abduction, ["<answer>1</answer>", "<answer>True</answer>"], sandbox) == [1.0, 0.0]
+
+
 def test_family_mode() -> None:
     lang = make_language("family", allowed=("expression",))
     gate = Gate(lang)

@@ -84,8 +84,11 @@ def test_duplicates_of_the_buffer_and_near_duplicates() -> None:
     solver = Solver({"2*3+4": 4, "5*6+7": 4, "2*3 + 4": 4})
     assert play.step(Proposer(["<task>2*3+4</task>"]), solver).proposer[0].reward == pytest.approx(0.5)
     assert play.step(Proposer(["<task>2*3 + 4</task>"]), solver).proposer[0].reward == REWARD_INVALID
-    # same AST shape, new numbers: valid, but penalised for the buffered look-alike
-    assert play.step(Proposer(["<task>5*6+7</task>"]), solver).proposer[0].reward == pytest.approx(0.25)
+    # same AST shape as the whole buffer, new numbers: valid, its learnability scaled by 1 - 0.25
+    result = play.step(Proposer(["<task>5*6+7</task>"]), solver)
+    assert result.proposer[0].reward == pytest.approx(0.5 * 0.75)
+    assert result.metrics["near_duplicate_penalty"] == pytest.approx(0.5 * 0.25)
+    assert result.metrics["proposer_reward_valid"] == pytest.approx(0.375)
     assert play.gate.counts["duplicate"] == 1
 
 

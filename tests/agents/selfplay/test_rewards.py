@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from palaestra.agents.selfplay.rewards import (
     REWARD_ALWAYS_SOLVED,
@@ -45,8 +47,28 @@ def test_named_constants() -> None:
 
 
 def test_near_duplicate_penalty() -> None:
-    assert proposer_reward(0.5, near_duplicates=2, penalty=0.1) == pytest.approx(0.3)
-    assert proposer_reward(0.5, near_duplicates=100, penalty=0.1) == REWARD_INVALID
+    assert proposer_reward(0.5, near_share=0.5, penalty=0.4) == pytest.approx(0.5 * 0.8)
+    assert proposer_reward(0.5, near_share=1.0, penalty=1.0) == 0.0
+    with pytest.raises(ValueError):
+        proposer_reward(0.5, near_share=2.0)
+
+
+@given(
+    solved=st.integers(1, 7),
+    share=st.floats(0.0, 1.0),
+    penalty=st.floats(0.0, 1.0),
+    form=st.sampled_from(["azr", "rzero", "stp"]),
+)
+def test_penalty_never_makes_a_valid_proposal_score_like_an_invalid_one(
+    solved: int, share: float, penalty: float, form: str
+) -> None:
+    p = solved / 8
+    reward = proposer_reward(p, form=form, near_share=share, penalty=penalty)
+    assert reward > REWARD_INVALID
+    # scaled, never shifted: a learnable proposal keeps at least (1 - penalty) of its learnability
+    assert learnability(p, form) * (1 - penalty) - 1e-12 <= reward <= learnability(p, form) + 1e-12
+    # and never ranks below an unlearnable valid proposal (p = 0 or 1 scores 0)
+    assert reward >= max(REWARD_NEVER_SOLVED, REWARD_ALWAYS_SOLVED)
 
 
 def test_probe_guards() -> None:

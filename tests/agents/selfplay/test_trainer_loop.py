@@ -117,13 +117,18 @@ def test_cli_flags_build_the_config() -> None:
 
 
 def test_run_selfplay_orchestration_and_resume(tmp_path, monkeypatch) -> None:
-    """run_selfplay with a stand-in trainer and checkpoint functions (no torch): it evaluates the
-    starting point, steps, checkpoints weights + self-play state together, and resumes from them."""
+    """run_selfplay with a stand-in trainer and checkpoint functions: it evaluates the starting
+    point, steps, checkpoints weights + self-play state together, and resumes from them."""
+    pytest.importorskip("torch")
+    import palaestra
     import palaestra.agents.checkpoint as checkpoint
     import palaestra.agents.trainer as trainer_module
     from palaestra.agents.config import preset
+    from palaestra.agents.evaluate import EvalResult
     from palaestra.agents.reporting import read_jsonl
     from palaestra.agents.selfplay.cli import run_selfplay
+    from palaestra.agents.tasks import TaskSpace
+    from palaestra.agents.teacher import Teacher
 
     saved: dict[int, dict] = {}
 
@@ -131,15 +136,20 @@ def test_run_selfplay_orchestration_and_resume(tmp_path, monkeypatch) -> None:
         def __init__(self, config, backend=None):
             super().__init__()
             self.config, self.step_count, self.evals = config, 0, 0
+            self.space, self.teacher = TaskSpace.from_config(config), Teacher.from_config(config)
 
         def snapshot_reference(self):
             pass
 
-        def evaluate(self):
-            self.evals += 1
-            return {"eval/accuracy": 0.5}
+        def eval_tasks(self):
+            return [palaestra.make_task("expression", seed=s, level=1) for s in range(2)]
 
-    def save(trainer, extra=None):
+        def evaluate_full(self, progress=None):
+            self.evals += 1
+            metrics = {"eval/accuracy": 0.5, "eval/accuracy_se": 0.5, "eval/problems": 2.0}
+            return EvalResult(metrics, {"a": 1.0, "b": 0.0})
+
+    def save(trainer, extra=None, name=None):
         saved[trainer.step_count] = json.loads(json.dumps(extra))
         return tmp_path / f"step_{trainer.step_count}"
 
@@ -151,20 +161,23 @@ def test_run_selfplay_orchestration_and_resume(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr(checkpoint, "save_checkpoint", save)
     monkeypatch.setattr(checkpoint, "load_checkpoint", load)
     monkeypatch.setattr(checkpoint, "latest_checkpoint", lambda out: tmp_path if saved else None)
-    config = preset("tiny", steps=2, sft_steps=0, checkpoint_every=1, output_dir=str(tmp_path / "run"))
+    common = dict(
+        sft_steps=0, control=False, output_dir=str(tmp_path / "run"), run_subfolder=False, progress=False
+    )
+    config = preset("tiny", steps=2, checkpoint_every=1, **common)
     summary = run_selfplay(config, SelfPlayConfig(proposals_per_type=2), "arith", quiet=True)
-    assert summary["steps"] == 2 and summary["sft_eval"] == {"eval/accuracy": 0.5}
+    assert summary["steps"] == 2 and summary["accuracy_sft_only"] == 0.5 and "control" not in summary["arms"]
     kinds = [r["kind"] for r in read_jsonl(tmp_path / "run" / "metrics.jsonl")]
     assert kinds == ["eval_sft", "selfplay", "selfplay", "eval"]
     assert (tmp_path / "run" / "plots" / "selfplay.png").exists() or not _has_matplotlib()
     assert sorted(saved) == [1, 2] and saved[2]["selfplay"]["step"] == 2
     resumed = run_selfplay(
-        preset("tiny", steps=3, sft_steps=0, resume=True, output_dir=str(tmp_path / "run")),
+        preset("tiny", steps=3, resume=True, **common),
         SelfPlayConfig(proposals_per_type=2),
         "arith",
         quiet=True,
     )
-    assert resumed["steps"] == 3 and resumed["sft_eval"] is None
+    assert resumed["steps"] == 3 and "accuracy_sft_only" not in resumed
     assert (
         saved[3]["selfplay"]["buffers"]["arith"]["entries"][0]
         == saved[2]["selfplay"]["buffers"]["arith"]["entries"][0]
