@@ -331,7 +331,7 @@ class Game2048(Family):
     def mutated_responses(self, task: Task, rng: np.random.Generator) -> list[str]:
         board, spawns, target, budget = _state(task)
         moves = task.answer.replace(" ", "")
-        mutations = [moves + "L" * (budget + 1 - len(moves))]  # over the budget
+        mutations = [moves + "L" * (budget + 1 - len(moves)), moves * 2 + "U"]  # over the budget
         for move in MOVES:  # a move that changes nothing, or one that misses the target
             if slide(board, move) == board:
                 mutations.append(move + moves)
