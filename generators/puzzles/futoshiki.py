@@ -32,7 +32,7 @@ from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
 
-from ._grid import read_digit_grid
+from ._grid import read_digit_grid, square_maps
 from ._latin import grid_mutations, grid_text, make_geometry, random_solution, to_rows
 from ._latin_csp import LatinCSP
 
@@ -165,31 +165,11 @@ def _name(cell: int, n: int) -> str:
     return f"r{cell // n + 1}c{cell % n + 1}"
 
 
-def _square_maps(n: int) -> list[list[int]]:
-    """The 8 symmetries of the square as cell maps (old cell -> new cell)."""
-    maps = []
-    for transpose in (False, True):
-        for flip_r in (False, True):
-            for flip_c in (False, True):
-                out = []
-                for cell in range(n * n):
-                    r, c = divmod(cell, n)
-                    if transpose:
-                        r, c = c, r
-                    if flip_r:
-                        r = n - 1 - r
-                    if flip_c:
-                        c = n - 1 - c
-                    out.append(r * n + c)
-                maps.append(out)
-    return maps
-
-
 def canonical_hash(n: int, givens: list[int], inequalities: list[tuple[int, int]]) -> str:
     """Least form under the 8 symmetries of the square and the value flip v -> n + 1 - v
     (which reverses every inequality)."""
     forms = []
-    for m in _square_maps(n):
+    for m in square_maps(n):
         for flip in (False, True):
             g = [0] * (n * n)
             for cell, v in enumerate(givens):
