@@ -37,3 +37,24 @@ def read_binary_grid(
     if grid is None:
         return None, error
     return [[1 if ch in on else 0 for ch in row] for row in grid], ""
+
+
+def square_maps(n: int) -> list[list[int]]:
+    """The 8 symmetries of the ``n x n`` square as cell maps (old cell ``r * n + c`` -> new cell),
+    for canonical hashes that count rotated and mirrored copies as duplicates."""
+    maps = []
+    for transpose in (False, True):
+        for flip_r in (False, True):
+            for flip_c in (False, True):
+                out = []
+                for cell in range(n * n):
+                    r, c = divmod(cell, n)
+                    if transpose:
+                        r, c = c, r
+                    if flip_r:
+                        r = n - 1 - r
+                    if flip_c:
+                        c = n - 1 - c
+                    out.append(r * n + c)
+                maps.append(out)
+    return maps
