@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from palaestra.batch import verify_many
 from palaestra.core import Difficulty, Knobs, Task, Verdict
 from palaestra.registry import families, get, make_task, rebuild, verify
 
@@ -26,6 +27,7 @@ __all__ = [
     "make_task",
     "rebuild",
     "verify",
+    "verify_many",
     "__version__",
 ]
 

@@ -40,7 +40,21 @@ from palaestra.core import (
     make_rng,
 )
 
-DOMAINS = ("arithmetic", "puzzles", "logic", "graphs", "code", "formal", "interactive", "games")
+DOMAINS = (
+    "arithmetic",
+    "math",
+    "puzzles",
+    "logic",
+    "reasoning",
+    "graphs",
+    "optimization",
+    "words",
+    "languages",
+    "code",
+    "formal",
+    "interactive",
+    "games",
+)
 ENTRY_POINT_GROUP = "palaestra.families"
 ENV_NAMESPACE = "palaestra"
 

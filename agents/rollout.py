@@ -97,11 +97,18 @@ class SingleTurnRollout:
             sampling = Sampling(**{**sampling.__dict__, "stop_token_ids": self.chat.stop_token_ids})
         prompts = [self.chat.prompt_ids(t.prompt) for t in tasks]
         groups = backend.generate(prompts, group_size, sampling)
+        texts = [[self.chat.decode(c.token_ids) for c in completions] for completions in groups]
+        # the whole step's responses at once: worker processes, concurrent sandbox programs
+        verdicts = iter(
+            palaestra.verify_many(
+                [task for task, group in zip(tasks, texts, strict=True) for _ in group],
+                [text for group in texts for text in group],
+            )
+        )
         episodes = []
         for g, (task, prompt, completions) in enumerate(zip(tasks, prompts, groups, strict=True)):
-            for c in completions:
-                text = self.chat.decode(c.token_ids)
-                verdict = palaestra.verify(task, text)
+            for c, text in zip(completions, texts[g], strict=True):
+                verdict = next(verdicts)
                 episodes.append(
                     Episode(
                         group=g,

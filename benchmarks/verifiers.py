@@ -31,7 +31,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def load_cases() -> list[tuple[str, str, str, bool, dict[str, Any]]]:
-    spec = importlib.util.spec_from_file_location("math_cases", ROOT / "tests" / "verifiers" / "math_cases.py")
+    spec = importlib.util.spec_from_file_location(
+        "math_cases", ROOT / "tests" / "verifiers" / "math_cases.py"
+    )
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -106,8 +108,17 @@ def run_ours(cases: list, timeout_s: float) -> list[dict[str, Any]]:
         start = time.perf_counter()
         verdict = math_equal(gold, pred, policy=MathPolicy(timeout_s=timeout_s, **policy))
         elapsed = time.perf_counter() - start
-        rows.append({"category": category, "gold": gold, "pred": pred[:200], "label": label,
-                     "said": verdict.correct, "error": verdict.error, "seconds": elapsed})
+        rows.append(
+            {
+                "category": category,
+                "gold": gold,
+                "pred": pred[:200],
+                "label": label,
+                "said": verdict.correct,
+                "error": verdict.error,
+                "seconds": elapsed,
+            }
+        )
     return rows
 
 
@@ -117,8 +128,17 @@ def run_math_verify(cases: list, timeout_s: float) -> list[dict[str, Any]]:
     try:
         for category, gold, pred, label, _policy in cases:
             said, error, elapsed = runner(gold, pred, timeout_s)
-            rows.append({"category": category, "gold": gold, "pred": pred[:200], "label": label,
-                         "said": said, "error": error, "seconds": elapsed})
+            rows.append(
+                {
+                    "category": category,
+                    "gold": gold,
+                    "pred": pred[:200],
+                    "label": label,
+                    "said": said,
+                    "error": error,
+                    "seconds": elapsed,
+                }
+            )
     finally:
         runner.close()
     return rows
@@ -129,16 +149,24 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         n = len(subset)
         fn = sum(1 for r in subset if r["label"] and not r["said"])
         fp = sum(1 for r in subset if not r["label"] and r["said"])
-        return {"n": n, "accuracy": round((n - fn - fp) / n, 4) if n else None, "false_negatives": fn,
-                "false_positives": fp, "positives": sum(r["label"] for r in subset)}
+        return {
+            "n": n,
+            "accuracy": round((n - fn - fp) / n, 4) if n else None,
+            "false_negatives": fn,
+            "false_positives": fp,
+            "positives": sum(r["label"] for r in subset),
+        }
 
     by_cat: dict[str, list] = collections.defaultdict(list)
     for r in rows:
         by_cat[r["category"]].append(r)
     default = [r for r in rows if not r["category"].startswith(_POLICY_CATEGORIES)]
+    adversarial = [r for r in default if r["category"].startswith("adversarial")]
     times = sorted(r["seconds"] for r in rows)
     return {
         "overall_default_policy": stats(default),
+        "equivalence_set": stats([r for r in default if not r["category"].startswith("adversarial")]),
+        "adversarial_set": stats(adversarial),
         "overall_all_cases": stats(rows),
         "per_category": {c: stats(v) for c, v in sorted(by_cat.items())},
         "latency_ms": {
@@ -152,7 +180,8 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "cases_over_5s": sum(1 for r in rows if r["seconds"] > 5.0),
         "mistakes": [
             {k: r[k] for k in ("category", "gold", "pred", "label", "error")}
-            for r in rows if r["said"] != r["label"]
+            for r in rows
+            if r["said"] != r["label"]
         ],
     }
 
@@ -172,7 +201,7 @@ def numeric_pairs(n: int) -> list[tuple[str, str]]:
     rng = random.Random(7)
     pairs = []
     for _ in range(n):
-        a = rng.randint(-10**6, 10**6)
+        a = rng.randint(-(10**6), 10**6)
         kind = rng.randrange(4)
         if kind == 0:
             pairs.append((str(a), f"{a:,}"))
@@ -209,7 +238,11 @@ def run_throughput() -> dict[str, Any]:
     warm_up(1)  # worker start-up is not part of the throughput
     pairs = numeric_pairs(500)
     ours_wall, ours_cpu = throughput(lambda g, p: math_equal(g, p), pairs)
-    symbolic = [(r"\frac{\sqrt{2}}{2}", r"\frac{1}{\sqrt 2}"), ("(x+1)^2", "x^2+2x+1"), (r"(1,\infty)", "x>1")]
+    symbolic = [
+        (r"\frac{\sqrt{2}}{2}", r"\frac{1}{\sqrt 2}"),
+        ("(x+1)^2", "x^2+2x+1"),
+        (r"(1,\infty)", "x>1"),
+    ]
     symbolic_wall, _ = throughput(lambda g, p: math_equal(g, p), symbolic, seconds=3.0)
     theirs_wall, theirs_cpu = throughput(lambda g, p: verify(parse(f"${g}$"), parse(f"${p}$")), pairs[:100])
     return {
@@ -220,14 +253,17 @@ def run_throughput() -> dict[str, Any]:
         "math_verify_simple_numeric_per_wall_second_one_thread": round(theirs_wall),
         "load_average_1min": round(os.getloadavg()[0], 2),
         "note": "one calling thread; simple numbers take the in-process exact path (per CPU second = per core), "
-                "symbolic pairs go through one worker process",
+        "symbolic pairs go through one worker process",
     }
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--timeout", type=float, default=5.0, help="hard per-case bound, seconds")
     parser.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "verifiers.json"))
+    parser.add_argument("--no-throughput", action="store_true", help="skip the throughput figures")
     args = parser.parse_args()
 
     import math_verify
@@ -237,15 +273,23 @@ def main() -> None:
     ours = summarize(run_ours(cases, args.timeout))
     theirs = summarize(run_math_verify(cases, args.timeout))
     result = {
-        "suite": {"cases": len(cases), "categories": len({c[0] for c in cases}),
-                  "source": "tests/verifiers/math_cases.py", "timeout_s": args.timeout},
-        "environment": {"python": platform.python_version(), "machine": platform.machine(),
-                        "cpus": os.cpu_count(), "sympy": sympy.__version__,
-                        "math_verify": getattr(math_verify, "__version__", _dist_version("math-verify")),
-                        "load_average_at_start": [round(x, 2) for x in os.getloadavg()]},
+        "suite": {
+            "cases": len(cases),
+            "categories": len({c[0] for c in cases}),
+            "source": "tests/verifiers/math_cases.py",
+            "timeout_s": args.timeout,
+        },
+        "environment": {
+            "python": platform.python_version(),
+            "machine": platform.machine(),
+            "cpus": os.cpu_count(),
+            "sympy": sympy.__version__,
+            "math_verify": getattr(math_verify, "__version__", _dist_version("math-verify")),
+            "load_average_at_start": [round(x, 2) for x in os.getloadavg()],
+        },
         "ours": ours,
         "math_verify": theirs,
-        "throughput": run_throughput(),
+        "throughput": None if args.no_throughput else run_throughput(),
     }
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n")
@@ -263,13 +307,19 @@ def _print_table(result: dict[str, Any]) -> None:
     print(f"{'category':28s} {'n':>4s}  {'ours acc/FN/FP':>16s}  {'math-verify acc/FN/FP':>22s}")
     for cat, o in ours["per_category"].items():
         t = theirs["per_category"][cat]
-        print(f"{cat:28s} {o['n']:4d}  {o['accuracy']:.3f}/{o['false_negatives']:2d}/{o['false_positives']:2d}"
-              f"        {t['accuracy']:.3f}/{t['false_negatives']:2d}/{t['false_positives']:2d}")
+        print(
+            f"{cat:28s} {o['n']:4d}  {o['accuracy']:.3f}/{o['false_negatives']:2d}/{o['false_positives']:2d}"
+            f"        {t['accuracy']:.3f}/{t['false_negatives']:2d}/{t['false_positives']:2d}"
+        )
     for name, s in (("ours", ours), ("math-verify", theirs)):
-        o = s["overall_default_policy"]
-        print(f"{name}: accuracy {o['accuracy']:.4f} FN {o['false_negatives']} FP {o['false_positives']} "
-              f"latency {s['latency_ms']} timeouts {s['timeouts']} errors {s['errors']}")
-    print("throughput:", result["throughput"])
+        o, e, a = s["overall_default_policy"], s["equivalence_set"], s["adversarial_set"]
+        print(
+            f"{name}: accuracy {o['accuracy']:.4f} FN {o['false_negatives']} FP {o['false_positives']} "
+            f"(equivalence set {e['accuracy']:.4f} of {e['n']}; adversarial FP {a['false_positives']} of {a['n']}) "
+            f"latency {s['latency_ms']} timeouts {s['timeouts']} errors {s['errors']}"
+        )
+    if result["throughput"] is not None:
+        print("throughput:", result["throughput"])
 
 
 if __name__ == "__main__":

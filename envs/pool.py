@@ -1,7 +1,10 @@
 """A batched pool of text environments for LLM rollouts.
 
 ``EnvPool`` steps any subset of its environments at once, in threads, so an environment whose
-verification or tool call is slow (the sandbox) does not hold up the others. Every episode's
+verification or tool call is slow (the sandbox) does not hold up the others. The answers given
+to single-turn and feedback environments in one ``step`` are verified together first, with
+:func:`palaestra.verify_many` (worker processes: threads alone gain nothing on CPU-bound
+checks, the GIL serialises them). Every episode's
 seed comes from one ``SeedSequence`` (env ``i``'s ``k``-th episode uses spawn key ``(i, k)``),
 so a pool is reproducible whatever order its environments finish in. With ``autoreset`` an
 environment that finishes starts its next episode at once, and the step result keeps the
@@ -78,6 +81,8 @@ class EnvPool:
         seed: the root seed of every episode of every env.
         autoreset: start a new episode as soon as one ends (final observation kept).
         max_workers: threads stepping envs in parallel (default: ``min(32, num_envs)``).
+        verify_workers: ``verify_many``'s worker processes for the answers of one step
+            (default: one per available core; ``0``: each env verifies its own answer).
         system_prompt: optional system message at the start of every recorded rollout.
         tool_role: observations whose info has ``"role": "tool"`` are recorded with this role.
         env_kwargs: keyword arguments for ``gymnasium.make``.
@@ -93,6 +98,7 @@ class EnvPool:
         max_workers: int | None = None,
         system_prompt: str | None = None,
         env_kwargs: Mapping[str, Any] | None = None,
+        verify_workers: int | None = None,
     ):
         if isinstance(env, str):
             if num_envs is None or num_envs < 1:
@@ -107,6 +113,7 @@ class EnvPool:
         self.seed = int(seed)
         self.autoreset = autoreset
         self.system_prompt = system_prompt
+        self.verify_workers = verify_workers
         self._episodes = [0] * self.num_envs
         self._rollouts: list[Rollout | None] = [None] * self.num_envs
         self._needs_reset = [True] * self.num_envs
@@ -147,8 +154,34 @@ class EnvPool:
                 raise RuntimeError(f"env {i} is already being stepped")
             if self._needs_reset[i]:
                 raise RuntimeError(f"env {i} has no running episode: call reset([{i}]) first")
+        if self.verify_workers != 0:
+            self._pregrade({i: actions[i] for i in indices})
         for i in indices:
             self._pending[i] = self._executor.submit(self._step_one, i, actions[i])
+
+    def _pregrade(self, actions: Mapping[int, str]) -> None:
+        """Verify the answers of single-turn and feedback envs in one ``verify_many`` batch."""
+        from palaestra.batch import verify_many
+        from palaestra.envs.feedback import FeedbackEnv
+        from palaestra.envs.task_env import TaskEnv
+
+        batch = []
+        for i, action in actions.items():
+            env = self.envs[i].unwrapped
+            if (
+                type(env).step in (TaskEnv.step, FeedbackEnv.step)
+                and isinstance(action, str)
+                and env.task is not None
+                and len(action) <= env.max_response_chars
+            ):
+                batch.append((env, action))
+        if not batch:
+            return
+        verdicts = verify_many(
+            [env.task for env, _ in batch], [a for _, a in batch], workers=self.verify_workers
+        )
+        for (env, action), verdict in zip(batch, verdicts, strict=True):
+            env.pregrade(action, verdict)
 
     def step_wait(
         self, indices: Iterable[int] | None = None, timeout: float | None = None

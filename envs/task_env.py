@@ -79,6 +79,7 @@ class TaskEnv(gymnasium.Env[str, str]):
         self.observation_space = AnyText(max_length=1 << 22)
         self.action_space = AnyText(max_length=max_response_chars)
         self.task: Task | None = None
+        self._pregraded: tuple[str, Verdict] | None = None
         self._last_observation = ""
         self._done = True
         # fail fast on bad defaults rather than at the first reset
@@ -90,6 +91,7 @@ class TaskEnv(gymnasium.Env[str, str]):
     ) -> tuple[str, dict[str, Any]]:
         super().reset(seed=seed)
         self.task = self._next_task(options or {})
+        self._pregraded = None
         self._done = False
         self._last_observation = self.task.prompt
         return self.task.prompt, self._task_info()
@@ -134,7 +136,15 @@ class TaskEnv(gymnasium.Env[str, str]):
             raise RuntimeError("the episode is over: call reset() before step()")
         if len(action) > self.max_response_chars:
             return Verdict.bad_format(f"response longer than {self.max_response_chars} characters")
+        pregraded, self._pregraded = self._pregraded, None
+        if pregraded is not None and pregraded[0] is action:
+            return pregraded[1]
         return verify(self.task, action)
+
+    def pregrade(self, action: str, verdict: Verdict) -> None:
+        """Hand in the verdict of ``action`` for the current task, computed elsewhere (``EnvPool``
+        verifies a whole batch with ``verify_many``); the next ``step(action)`` uses it."""
+        self._pregraded = (action, verdict)
 
     def render(self) -> str | None:
         if self.render_mode == "ansi":

@@ -77,6 +77,8 @@ def _validate(job: Job, scratch_mb: int) -> str | None:
         return f"code and stdin must be encodable as UTF-8: {exc}"
     if not (0 < float(job.timeout_s) <= 3600):
         return "timeout_s must be in (0, 3600]"
+    if not (0 < job.wall_limit_s <= 4 * 3600):
+        return "wall_timeout_s must be in (0, 14400]"
     if not (1 <= int(job.memory_mb) <= 1 << 20) or int(job.output_limit_bytes) < 0:
         return "memory_mb must be >= 1 and output_limit_bytes >= 0"
     total = 0
@@ -115,6 +117,8 @@ def classify(raw: dict, stdout: bytes, stderr: bytes) -> tuple[str, int | None]:
         return ("refused" if code == _SETUP_FAILED else "killed"), code
     if code in (-signal.SIGXCPU,) or (code == -signal.SIGKILL and raw["cpu_s"] >= raw["cpu_limit_s"] - 0.05):
         return "timeout", code  # RLIMIT_CPU: SIGXCPU at the soft limit, SIGKILL at the hard one
+    if raw["cpu_s"] > raw.get("timeout_s", math.inf):
+        return "timeout", code  # finished, but past its CPU limit (between two checks)
     if code != 0 and b"MemoryError" in stderr[-400:]:
         return "memory", code
     if code == -signal.SIGKILL:
@@ -170,6 +174,7 @@ class ForkServerWorker:
         files = dict(job.files or {})
         header = {
             "timeout_s": float(job.timeout_s),
+            "wall_timeout_s": job.wall_limit_s,
             "memory_mb": int(job.memory_mb),
             "output_limit": int(job.output_limit_bytes),
             "files": list(files),
@@ -179,7 +184,7 @@ class ForkServerWorker:
         start = time.monotonic()
         try:
             proto.write_frame(self.proc.stdin.fileno(), header, *blobs)
-            deadline = start + float(job.timeout_s) + SUPERVISOR_GRACE_S
+            deadline = start + job.wall_limit_s + SUPERVISOR_GRACE_S
             raw, (out, err) = self.reader.read(deadline=deadline)
         except (OSError, EOFError, TimeoutError, ValueError) as exc:
             self.kill()
@@ -442,7 +447,7 @@ class BubblewrapBackend(Backend):
         finally:
             if seccomp_r is not None:
                 os.close(seccomp_r)
-        deadline = start + float(job.timeout_s)
+        deadline = start + job.wall_limit_s
         feeder = threading.Thread(target=_feed, args=(proc.stdin, _as_bytes(job.stdin)), daemon=True)
         feeder.start()
         out, err, reason = _collect(proc, deadline, int(job.output_limit_bytes))
@@ -451,12 +456,12 @@ class BubblewrapBackend(Backend):
         wall = time.monotonic() - start
         if reason:
             status = reason
+        elif code == -signal.SIGXCPU or cpu > float(job.timeout_s):
+            status = "timeout"  # the CPU limit, as the fork server counts it
         elif code == 0:
             status = "ok"
         elif b"MemoryError" in err[-400:]:
             status = "memory"
-        elif code == -signal.SIGXCPU:
-            status = "timeout"
         elif code == -signal.SIGKILL:
             status = "killed"
         else:

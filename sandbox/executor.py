@@ -28,10 +28,18 @@ class DeterminismReport:
     reason: str
 
 
+def available_cores() -> int:
+    """Cores this process may run on (its CPU affinity, which containers and taskset narrow)."""
+    try:
+        return max(len(os.sched_getaffinity(0)), 1)
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 class Sandbox:
     """Run untrusted Python under kernel-enforced limits.
 
-    ``Sandbox(workers=os.cpu_count(), min_level=3)`` probes the host, refuses to start below
+    ``Sandbox(workers=None, min_level=3)`` (``None``: one worker per available core) probes the host, refuses to start below
     ``min_level`` (raising :class:`SandboxUnavailable` with what is missing and how to enable
     it), and starts ``workers`` warm fork servers. ``run`` is thread-safe; ``run_many`` keeps
     every worker busy. Use it as a context manager or call :meth:`close`.
@@ -55,7 +63,7 @@ class Sandbox:
     ) -> None:
         if not 0 <= min_level <= MAX_LEVEL:
             raise ValueError(f"min_level must be in 0..{MAX_LEVEL}")
-        self.workers = int(workers or os.cpu_count() or 1)
+        self.workers = int(workers or available_cores())
         self.report: ProbeReport = probe()
         self.level = self.report.level
         self.min_level = min_level
@@ -93,9 +101,13 @@ class Sandbox:
         timeout_s: float = 2.0,
         memory_mb: int = 512,
         output_limit_bytes: int = 1 << 20,
+        wall_timeout_s: float | None = None,
     ) -> ExecResult:
-        """Run one program; the result's ``status`` says how it ended (never raises for it)."""
-        job = Job(code, stdin, files, timeout_s, memory_mb, output_limit_bytes)
+        """Run one program; the result's ``status`` says how it ended (never raises for it).
+
+        ``timeout_s`` is the CPU time the program may use; ``wall_timeout_s`` the wall-clock
+        backstop for programs that sleep or block (default: 3 x ``timeout_s`` + 1 s)."""
+        job = Job(code, stdin, files, timeout_s, memory_mb, output_limit_bytes, wall_timeout_s)
         return self._execute(job)
 
     def run_many(self, jobs: Iterable[Job | str | Mapping[str, Any]]) -> list[ExecResult]:

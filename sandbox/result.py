@@ -15,7 +15,7 @@ class ExecResult:
     """The outcome of one program.
 
     ``status``: ok (exit 0) / error (non-zero exit, uncaught exception, crash signal) /
-    timeout (wall or CPU limit) / memory (MemoryError under the address-space limit) /
+    timeout (CPU limit, or the wall-clock backstop) / memory (MemoryError under the address-space limit) /
     output_limit (stdout + stderr passed the cap; output is truncated there) / killed (killed
     from outside our limits, or its worker died) / refused (the sandbox would not run it: bad
     job, or a hardening step failed, so the code never ran). ``exit_code`` follows
@@ -44,9 +44,26 @@ class ExecResult:
         }
 
 
+# The wall-clock backstop of a job that sets none: contest judges allow a few times the CPU
+# limit, so a program starved of a core on a loaded machine is not cut short, while one that
+# sleeps or blocks (and so burns no CPU) still ends.
+WALL_FACTOR = 3.0
+WALL_SLACK_S = 1.0
+
+
+def wall_backstop(timeout_s: float) -> float:
+    """The default wall-clock limit for a CPU limit of ``timeout_s`` seconds."""
+    return WALL_FACTOR * float(timeout_s) + WALL_SLACK_S
+
+
 @dataclass(frozen=True)
 class Job:
-    """One program and its limits, as ``run`` takes them (for ``run_many``)."""
+    """One program and its limits, as ``run`` takes them (for ``run_many``).
+
+    ``timeout_s`` is CPU time (user + system) the program may use, as contest judges count
+    it: a busy machine does not turn a correct program into a timeout. ``wall_timeout_s`` is the
+    wall-clock backstop for programs that sleep or block (default :func:`wall_backstop`).
+    """
 
     code: str
     stdin: str | bytes = ""
@@ -54,6 +71,12 @@ class Job:
     timeout_s: float = 2.0
     memory_mb: int = 512
     output_limit_bytes: int = 1 << 20
+    wall_timeout_s: float | None = None
+
+    @property
+    def wall_limit_s(self) -> float:
+        """The wall-clock limit in force: ``wall_timeout_s``, or the default backstop."""
+        return wall_backstop(self.timeout_s) if self.wall_timeout_s is None else float(self.wall_timeout_s)
 
     @classmethod
     def coerce(cls, job: Job | str | Mapping[str, Any]) -> Job:

@@ -5,12 +5,18 @@ evaluation (mpmath through sympy's evalf) at several points agrees to far more d
 either input spells out; one disagreeing point refutes. Structures compare by kind: tuples
 in order, sets and answer lists without order, intervals with their open/closed ends,
 inequalities as the sets they describe, equations by their solutions.
+
+The comparison is aware of the answer's type, read from the reference: where the reference
+is a solution (a number, a value of a variable, an interval), the answer must be in solved
+form too. A relation that still has to be solved (``2x - 3 > -1`` for ``(1, \\infty)``,
+``2x = 4`` for ``x = 2``), arithmetic left undone (``3 + 4`` or ``2^{10}`` for a written
+number) or a function the reference does not apply (``\\sin\\frac{\\pi}{6}`` for
+``\\frac12``) restates the problem and is not paid. Units must agree when both sides give one.
 """
 
 from __future__ import annotations
 
 import random
-import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,16 +27,19 @@ from palaestra.verifiers._mathparse import (
     PCT,
     PM,
     Alts,
+    Answer,
     Bracket,
     Options,
     ParseError,
     Rel,
+    SetBuilder,
     SetLit,
     SetOp,
     Text,
+    Unit,
     has_thousands_ambiguity,
     normalize_text,
-    parse_answer,
+    read_answer,
 )
 
 N_POINTS = 6  # random points for expressions with free symbols
@@ -45,7 +54,7 @@ class Settings:
     strip_units: bool = False
     e_is_euler: bool = True
     i_is_imaginary: bool = True
-    j_is_imaginary: bool = False
+    j_is_imaginary: bool | None = None
 
 
 class _Undecided(Exception):
@@ -57,36 +66,69 @@ class _Undecided(Exception):
 # ------------------------------------------------------------------------------------------
 
 
+def _options(settings: Settings, thousands: bool = True) -> Options:
+    return Options(
+        e_is_euler=settings.e_is_euler,
+        i_is_imaginary=settings.i_is_imaginary,
+        j_is_imaginary=bool(settings.j_is_imaginary),
+        thousands=thousands,
+        words=True,
+    )
+
+
 def compare_strings(gold: str, pred: str, settings: Settings) -> dict[str, Any]:
     """Compare answer strings; returns the fields of a Verdict as a plain dict."""
-    if settings.strip_units:
-        gold, pred = strip_units(gold), strip_units(pred)
-    options = Options(settings.e_is_euler, settings.i_is_imaginary, settings.j_is_imaginary)
+    options = _options(settings)
     try:
-        g = parse_answer(gold, options)
+        g = read_answer(gold, options)
     except ParseError:
         g = None
     try:
-        p = parse_answer(pred, options)
+        p = read_answer(pred, options)
     except ParseError as exc:
         if g is None and normalize_text(gold) == normalize_text(pred):
             return _result(True, True, normalize_text(pred), "the same text answer")
         return _result(False, False, None, f"cannot parse the answer: {exc}")
     if g is None:
         same = normalize_text(gold) == normalize_text(pred)
-        return _result(same, True, _show(p), "the same text answer" if same else "not equivalent")
-    if equivalent(g, p, settings):
-        return _result(True, True, _show(p), "equivalent")
+        return _result(same, True, _show(p.value), "the same text answer" if same else "not equivalent")
+    equal, reason = decide(g, p, settings)
+    if equal:
+        return _result(True, True, _show(p.value), reason)
     # "100,200" may be a list or a number: if the strict reading differs, try the other
-    if has_thousands_ambiguity(gold) or has_thousands_ambiguity(pred):
-        other = Options(settings.e_is_euler, settings.i_is_imaginary, settings.j_is_imaginary, False)
+    if reason == "not equivalent" and (has_thousands_ambiguity(gold) or has_thousands_ambiguity(pred)):
+        other = _options(settings, thousands=False)
         try:
-            g2, p2 = parse_answer(gold, other), parse_answer(pred, other)
+            g2, p2 = read_answer(gold, other), read_answer(pred, other)
         except ParseError:
             g2 = p2 = None
-        if g2 is not None and equivalent(g2, p2, settings):
-            return _result(True, True, _show(p2), "equivalent")
-    return _result(False, True, _show(p), "not equivalent")
+        if g2 is not None and p2 is not None and decide(g2, p2, settings)[0]:
+            return _result(True, True, _show(p2.value), "equivalent")
+    return _result(False, True, _show(p.value), reason)
+
+
+def decide(g: Answer, p: Answer, s: Settings) -> tuple[bool, str]:
+    """(equal, reason) for parsed answers: units, then the values, then the answer's form."""
+    gv, pv = g.value, p.value
+    if not s.strip_units:
+        scale, problem = unit_scale(g.units, p.units)
+        if problem is not None:
+            return False, problem
+        if scale != 1:
+            pv = map_numbers(pv, lambda e: e * scale)
+        # an angle given in radians on one side fixes how the other side's degree sign reads
+        if _has_unit(p.units, "rad"):
+            gv = map_numbers(gv, lambda e: e.subs(DEG, sympy.pi / 180), constants_only=False)
+        if _has_unit(g.units, "rad"):
+            pv = map_numbers(pv, lambda e: e.subs(DEG, sympy.pi / 180), constants_only=False)
+    if not (equivalent(gv, pv, s) or _equal_reading_j(gv, pv, s)):
+        return False, "not equivalent"
+    if g.form.literal and g.form.values and not p.form.literal and not _contains(gv, DEG):
+        return False, "the reference is a number and the answer leaves arithmetic to do"
+    extra = p.form.functions - g.form.functions
+    if extra:
+        return False, f"the answer leaves {', '.join(sorted(extra))} unevaluated"
+    return True, "equivalent"
 
 
 def _result(correct: bool, format_ok: bool, parsed: Any, reason: str) -> dict[str, Any]:
@@ -102,19 +144,103 @@ def _show(node: Any) -> str:
     return text if len(text) <= 300 else text[:300] + "..."
 
 
-_UNIT_TEXT = re.compile(r"\\(?:text|mathrm|mbox|textrm|textnormal)\s*\{\s*[A-Za-z][A-Za-z .^\d/]*\}")
-_UNIT_WORD = re.compile(
-    r"(?<=[\d}\s)])\s*(?:square|sq\.?|cubic)?\s*(?:cm|mm|km|m|kg|g|mg|s|sec|seconds?|min|minutes?|"
-    r"h|hrs?|hours?|days?|weeks?|years?|dollars?|cents?|units?|meters?|metres?|feet|foot|ft|"
-    r"inch(?:es)?|in|miles?|mph|degrees?|deg|liters?|litres?|L|ml|mL|people|students|apples)"
-    r"(?:\^\{?\d\}?|\d)?\s*\.?\s*$"
-)
+# ------------------------------------------------------------------------------------------
+# Units, numbers inside structures, the imaginary j
+# ------------------------------------------------------------------------------------------
 
 
-def strip_units(text: str) -> str:
-    """Drop ``\\text{cm}``-style and trailing plain unit words (only under ``strip_units``)."""
-    text = _UNIT_TEXT.sub(" ", text)
-    return _UNIT_WORD.sub("", text).strip()
+def unit_scale(gold: tuple[Unit, ...], pred: tuple[Unit, ...]) -> tuple[sympy.Rational, str | None]:
+    """(factor that converts the answer's numbers to the reference's unit, problem or None).
+
+    A side without units takes the other's (the question names the unit); with units on both
+    sides the dimensions must agree (``5 cm`` is not ``5 m``, ``150 cm`` is ``1.5 m``)."""
+    gold = tuple(u for u in gold if u.name != "rad")
+    pred = tuple(u for u in pred if u.name != "rad")
+    if not gold or not pred:
+        return sympy.Integer(1), None
+    g_units, p_units = set(gold), set(pred)
+    if len(g_units) == 1 and len(p_units) == 1:
+        (a,), (b,) = g_units, p_units
+        if a.dimension != b.dimension:
+            return sympy.Integer(1), f"the units differ: {a} and {b}"
+        ratio = b.scale / a.scale
+        return sympy.Rational(ratio.numerator, ratio.denominator), None
+    if gold != pred:
+        return sympy.Integer(1), "the units differ"
+    return sympy.Integer(1), None
+
+
+def _has_unit(units: tuple[Unit, ...], name: str) -> bool:
+    return any(u.name == name for u in units)
+
+
+def map_numbers(node: Any, fn: Any, constants_only: bool = True) -> Any:
+    """``node`` with ``fn`` applied to every scalar inside it (only to those without variables
+    when ``constants_only``): ``x = 150`` scaled by 1/100 is ``x = 3/2``."""
+
+    def walk(n: Any) -> Any:
+        if _is_scalar(n):
+            return n if constants_only and (n.free_symbols - MARKER_SET) else fn(n)
+        if isinstance(n, Bracket):
+            return Bracket(tuple(map(walk, n.items)), n.left, n.right)
+        if isinstance(n, (SetLit, Alts, SetOp, Rel)):
+            return _rebuilt(n, tuple(map(walk, _children(n))))
+        if isinstance(n, sympy.MatrixBase):
+            return n.applyfunc(walk)
+        return n
+
+    return walk(node)
+
+
+def _children(node: Any) -> tuple[Any, ...]:
+    return node.terms if isinstance(node, Rel) else node.items
+
+
+def _rebuilt(node: Any, children: tuple[Any, ...]) -> Any:
+    if isinstance(node, Rel):
+        return Rel(node.ops, children)
+    if isinstance(node, SetLit):
+        return SetLit(children)
+    if isinstance(node, Alts):
+        return Alts(children, node.joiner)
+    return SetOp(node.op, children)
+
+
+def _scalars(node: Any) -> list[sympy.Expr]:
+    """Every scalar inside an answer (list items, tuple entries, relation sides, matrix entries)."""
+    found: list[sympy.Expr] = []
+
+    def keep(expr: sympy.Expr) -> sympy.Expr:
+        found.append(expr)
+        return expr
+
+    map_numbers(node, keep, constants_only=False)
+    return found
+
+
+def _contains(node: Any, marker: sympy.Symbol) -> bool:
+    return any(e.has(marker) for e in _scalars(node))
+
+
+_J = sympy.Symbol("j")
+
+
+def _equal_reading_j(g: Any, p: Any, s: Settings) -> bool:
+    """``3 + 4j`` for ``3 + 4i``: where j is the only letter on one side and the other side is a
+    number, j reads as the imaginary unit (unless the policy fixes how j reads)."""
+    if s.j_is_imaginary is not None:
+        return False
+    free_g = set().union(*(e.free_symbols for e in _scalars(g))) - MARKER_SET
+    free_p = set().union(*(e.free_symbols for e in _scalars(p))) - MARKER_SET
+
+    def as_i(node: Any) -> Any:
+        return map_numbers(node, lambda e: e.subs(_J, sympy.I), constants_only=False)
+
+    if free_p == {_J} and not free_g:
+        return equivalent(g, as_i(p), s)
+    if free_g == {_J} and not free_p:
+        return equivalent(as_i(g), p, s)
+    return False
 
 
 # ------------------------------------------------------------------------------------------
@@ -124,7 +250,10 @@ def strip_units(text: str) -> str:
 
 def equivalent(g: Any, p: Any, s: Settings) -> bool:
     """Whether parsed answers ``g`` (gold) and ``p`` (prediction) are the same answer."""
-    g, p = _expand_pm(g), _expand_pm(p)
+    named = _compare_named(g, p, s)
+    if named is not None:
+        return named
+    g, p = _expand_pm(_unnamed(g)), _expand_pm(_unnamed(p))
     if isinstance(g, Text) or isinstance(p, Text):
         return (
             isinstance(g, Text) and isinstance(p, Text) and normalize_text(g.text) == normalize_text(p.text)
@@ -170,6 +299,50 @@ def _is_scalar(x: Any) -> bool:
     return isinstance(x, sympy.Expr) and not isinstance(x, sympy.MatrixBase)
 
 
+def _named_tuple(node: Any) -> tuple[tuple[Any, ...], Bracket] | None:
+    """``(x, y) = (4, 5)``: the names and the tuple of values, or None."""
+    if not (isinstance(node, Rel) and node.ops == ("=",)):
+        return None
+    names, values = node.terms
+    if not (
+        isinstance(names, Bracket) and isinstance(values, Bracket) and len(names.items) == len(values.items)
+    ):
+        return None
+    if not all(isinstance(n, sympy.Symbol) for n in names.items) or len(set(names.items)) != len(names.items):
+        return None
+    return names.items, values
+
+
+def _named_values(node: Any) -> dict[Any, Any] | None:
+    """The values by name of ``(x, y) = (4, 5)`` or of a system ``x = 4, y = 5``."""
+    named = _named_tuple(node)
+    if named is not None:
+        return dict(zip(named[0], named[1].items, strict=True))
+    if isinstance(node, Alts) and _is_system(node):
+        return {i.terms[0]: _assigned_value(i) for i in node.items}
+    return None
+
+
+def _compare_named(g: Any, p: Any, s: Settings) -> bool | None:
+    """Named tuples compare by name against names, in written order against a bare tuple."""
+    if _named_tuple(g) is None and _named_tuple(p) is None:
+        return None
+    gn, pn = _named_values(g), _named_values(p)
+    if gn is not None and pn is not None:
+        return gn.keys() == pn.keys() and all(equivalent(v, pn[k], s) for k, v in gn.items())
+    return None
+
+
+def _unnamed(node: Any) -> Any:
+    """``(x, y) = (4, 5)`` is the tuple ``(4, 5)`` (also inside an answer list)."""
+    named = _named_tuple(node)
+    if named is not None:
+        return named[1]
+    if isinstance(node, Alts) and any(_named_tuple(i) is not None for i in node.items):
+        return Alts(tuple(_unnamed(i) for i in node.items), node.joiner)
+    return node
+
+
 def _expand_pm(node: Any) -> Any:
     """``1 \\pm \\sqrt 2`` is the two answers ``1 + \\sqrt 2`` and ``1 - \\sqrt 2``."""
     if _is_scalar(node) and node.has(PM):
@@ -213,7 +386,29 @@ def _steps_agree(terms: tuple[Any, ...]) -> bool:
     return all(_is_scalar(t) and _is_scalar(last) and scalar_equal(t, last, Settings()) for t in terms[:-1])
 
 
+def _assignment(rel: Rel) -> tuple[sympy.Symbol, Any] | None:
+    """``x = 3`` or ``3 = x``: (x, 3) when one side is a bare variable the other lacks."""
+    if rel.ops != ("=",):
+        return None
+    for name, value in (rel.terms, rel.terms[::-1]):
+        if (
+            isinstance(name, sympy.Symbol)
+            and name not in MARKER_SET
+            and not (_is_scalar(value) and value.has(name))
+        ):
+            return name, value
+    return None
+
+
 def _equations_equal(g: Rel, p: Rel, s: Settings) -> bool:
+    solution = _assignment(g)
+    if solution is not None and _is_scalar(solution[1]) and not (solution[1].free_symbols - MARKER_SET):
+        # the reference is a solution (x = 3): the answer must be one too, not 2x = 6
+        answer = _assignment(p) if len(p.terms) == 2 else None
+        if answer is None:
+            value = _assigned_value(p)
+            return value is not None and p.terms[0] == solution[0] and _same(solution[1], value, s)
+        return answer[0] == solution[0] and _same(solution[1], answer[1], s)
     if len(g.terms) == 2 == len(p.terms):
         gs, ps = g.terms[0], p.terms[0]
         if isinstance(gs, sympy.Symbol) and gs == ps:
@@ -331,7 +526,7 @@ def _unordered_equal(gv: list[Any], pv: list[Any], s: Settings) -> bool:
 
 
 def _setlike(node: Any) -> bool:
-    if isinstance(node, (sympy.Set, SetOp)):
+    if isinstance(node, (sympy.Set, SetOp, SetBuilder)):
         return True
     if isinstance(node, Bracket) and len(node.items) == 2:
         mixed = node.left + node.right in ("(]", "[)")
@@ -343,7 +538,32 @@ def _setlike(node: Any) -> bool:
     return False
 
 
+def solved(rel: Rel) -> bool:
+    """A relation in solved form: one side is a bare variable that no other side contains
+    (``x > 1``, ``1 < x \\le 3``, ``x \\ne 0``, ``x \\in [1, 2]``; not ``2x > 6`` nor ``|x| > 1``)."""
+    if "in" in rel.ops:
+        return rel.ops == ("in",) and isinstance(rel.terms[0], sympy.Symbol)
+    bare = [k for k, t in enumerate(rel.terms) if isinstance(t, sympy.Symbol) and t not in MARKER_SET]
+    if len(bare) != 1:
+        return False
+    x = rel.terms[bare[0]]
+    return all(not (_is_scalar(t) and t.has(x)) for k, t in enumerate(rel.terms) if k != bare[0])
+
+
+def _unsolved(node: Any) -> bool:
+    """Whether the answer holds a relation that is not in solved form."""
+    if isinstance(node, Rel):
+        return not solved(node)
+    if isinstance(node, (Alts, SetOp)):
+        return any(_unsolved(i) for i in node.items)
+    if isinstance(node, SetBuilder):
+        return _unsolved(node.condition)
+    return False
+
+
 def _sets_equal(g: Any, p: Any, s: Settings) -> bool:
+    if _unsolved(p) and not _unsolved(g):
+        return False  # the reference is solved: an unsolved relation restates the problem
     gs, ps = to_set(g), to_set(p)
     if gs is None or ps is None:
         return False
@@ -388,12 +608,24 @@ def _to_set(node: Any) -> sympy.Set | None:
         return sympy.Complement(parts[0], sympy.Union(*parts[1:]))
     if isinstance(node, Rel):
         return _relation_set(node)
+    if isinstance(node, SetBuilder):
+        condition = _to_set(node.condition)
+        if condition is None or not _only_variable(node.condition, node.var):
+            return None
+        domain = _to_set(node.domain) if node.domain is not None else sympy.S.Reals
+        return None if domain is None else sympy.Intersection(condition, domain)
     if isinstance(node, Alts):
         parts = [_to_set(i) for i in node.items]
         if any(x is None for x in parts):
             return None
         return sympy.Intersection(*parts) if node.joiner == "and" else sympy.Union(*parts)
     return None
+
+
+def _only_variable(condition: Any, var: sympy.Symbol) -> bool:
+    """The condition of a set builder speaks of its variable only."""
+    symbols = set().union(*(e.free_symbols for e in _scalars(condition))) - MARKER_SET
+    return symbols <= {var}
 
 
 _OPS = {
@@ -477,13 +709,21 @@ def _marker_readings(a: sympy.Expr, b: sympy.Expr) -> list[tuple[sympy.Expr, sym
             if in_x and in_y:
                 step.append((x.subs(marker, 1), y.subs(marker, 1)))
             elif in_x or in_y:
-                # 50% may be read as 50 or as 1/2; 30° as 30 or as pi/6
+                # 50% may be read as 50 or as 1/2; 30° as 30 or as pi/6; but a percentage below
+                # one (0.4%) is only ever 0.004: 0.4% for 0.4 is the classic slip, not notation
                 for v in (1, value):
+                    if v == 1 and marker == PCT and _small_percentage(x if in_x else y):
+                        continue
                     step.append((x.subs(marker, v), y.subs(marker, v)))
             else:
                 step.append((x, y))
         readings = step
     return readings
+
+
+def _small_percentage(expr: sympy.Expr) -> bool:
+    coefficient = expr.subs(PCT, 1)
+    return bool(coefficient.is_number and abs(coefficient) < 1)
 
 
 def _expr_equal(a: sympy.Expr, b: sympy.Expr, s: Settings) -> bool:

@@ -15,18 +15,22 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import sympy
 from sympy import Rational
 
-MAX_CHARS = 4000  # an answer longer than this is refused, not parsed
+from palaestra.verifiers import _mathwords
+from palaestra.verifiers._mathwords import ParseError, Unit
+
+MAX_CHARS = 20_000  # an answer longer than this is refused, not parsed
 MAX_DEPTH = 60  # nesting depth (brackets, fractions, powers)
 MAX_RESULT_BITS = 100_000  # |exponent| * log2|base| for exact numeric powers
 MAX_SYMBOLIC_EXPONENT = 10_000
 MAX_FACTORIAL = 5_000
-MAX_ITEMS = 200  # elements of one list, set or matrix
+MAX_ITEMS = 1000  # elements of one list, set or matrix
+MAX_DIGITS = 20_000  # digits of one written number
 
 # Markers for notation whose meaning the comparer decides (° and % may be dropped or
 # converted; ± expands to two answers). Their names contain characters the tokenizer
@@ -37,8 +41,7 @@ PM = sympy.Symbol("±pm")
 MARKERS = (DEG, PCT, PM)
 
 
-class ParseError(ValueError):
-    """The text is not an answer this grammar understands (or is too large to build)."""
+__all__ = ["Answer", "Form", "Options", "ParseError", "Unit", "parse_answer", "read_answer"]
 
 
 # ------------------------------------------------------------------------------------------
@@ -102,6 +105,18 @@ class SetOp:
 
     def __str__(self) -> str:
         return f" {self.op} ".join(str(i) for i in self.items)
+
+
+@dataclass(frozen=True)
+class SetBuilder:
+    """``\\{x \\mid 2 < x \\le 5\\}``: the values of ``var`` (in ``domain``) meeting ``condition``."""
+
+    var: Any
+    domain: Any
+    condition: Any
+
+    def __str__(self) -> str:
+        return f"{{{self.var} | {self.condition}}}"
 
 
 @dataclass(frozen=True)
@@ -196,7 +211,7 @@ def normalize(text: str, *, thousands: bool = True) -> str:
     text = "".join(_UNICODE.get(ch, ch) for ch in text)
     # fullwidth forms (ＡＢ１２) and other compatibility characters to ASCII
     text = unicodedata.normalize("NFKC", text)
-    text = text.replace("\\$", " ").replace("$", " ")
+    text = text.replace("\\$", r" \dollar ").replace("$", " ")
     text = re.sub(r"\\[\[\]()]", " ", text)
     text = _NOISE.sub(" ", text)
     text = _DEGREE.sub(r" \\degree ", text)
@@ -248,9 +263,16 @@ Token = tuple[str, str]
 
 def tokenize(text: str) -> list[Token]:
     """Split normalised text into (kind, value) tokens; ``\\text{...}`` becomes one token."""
+    return scan(text)[0]
+
+
+def scan(text: str) -> tuple[list[Token], list[bool]]:
+    """The tokens, ending with ``("eof", "")``, and for each whether whitespace preceded it."""
     tokens: list[Token] = []
+    spaced: list[bool] = []
     pos = 0
     n = len(text)
+    space = False
     while pos < n:
         m = _TOKEN.match(text, pos)
         if m is None:
@@ -259,14 +281,20 @@ def tokenize(text: str) -> list[Token]:
         value = m.group()
         pos = m.end()
         if kind == "ws":
+            space = True
             continue
         if kind == "cmd" and value[1:] in _TEXT_CMDS:
             content, pos = _braced(text, pos)
-            tokens.extend(_text_tokens(content.strip()))
-            continue
-        tokens.append((kind, value[1:] if kind == "cmd" else value))
+            inner = _text_tokens(content.strip())
+            tokens.extend(inner)
+            spaced.extend([space or content[:1].isspace()] + [True] * (len(inner) - 1))
+        else:
+            tokens.append((kind, value[1:] if kind == "cmd" else value))
+            spaced.append(space)
+        space = False
     tokens.append(("eof", ""))
-    return tokens
+    spaced.append(space)
+    return tokens, spaced
 
 
 def _braced(text: str, pos: int) -> tuple[str, int]:
@@ -298,6 +326,10 @@ def _text_tokens(content: str) -> list[Token]:
     choice = _CHOICE.match(content)
     if choice:
         return [("word", choice.group(1))]
+    if re.search(r"\d", content) and re.search(r"[A-Za-z]", content):
+        return scan(content)[0][:-1]  # \text{5 cm}: read as if written outside the box
+    if content in _mathwords.SHORT_UNITS:  # \text{m}: a unit after a number, else the letter
+        return [("text", content)]
     if re.fullmatch(r"[A-Za-z]+", content) and (len(content) == 1 or content in _FUNCTIONS):
         return [("word", content)]
     return [("text", content)]
@@ -422,12 +454,96 @@ _CONSTANT_WORDS = {"pi": sympy.pi, "inf": sympy.oo, "infty": sympy.oo, "infinity
 
 @dataclass(frozen=True)
 class Options:
-    """Grammar switches the policy controls."""
+    """Grammar switches the policy controls. ``words`` reads the words around an answer too
+    (a sentence with a box, number words, percent words, units: see ``_mathwords``)."""
 
     e_is_euler: bool = True
     i_is_imaginary: bool = True
     j_is_imaginary: bool = False
     thousands: bool = True
+    words: bool = False
+
+
+@dataclass(frozen=True)
+class Form:
+    """How an answer is written, for answer-type aware comparison.
+
+    ``values``: the values written in it (bare variable names such as the ``x`` of ``x = 3``
+    excluded); ``literal``: every one of them is a written number (``3``, ``-0.5``, ``\\frac34``,
+    ``2\\frac12``, ``1.5 \\times 10^{3}``, ``40\\%``, ``\\infty``), i.e. no arithmetic is left to
+    do; ``functions``: the kinds of function it applies (trig, log, factorial, abs, ...)."""
+
+    values: int = 0
+    literal: bool = True
+    functions: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A parsed answer: its value, the units read after its items, and its :class:`Form`."""
+
+    value: Any
+    units: tuple[Unit, ...] = ()
+    form: Form = field(default_factory=Form)
+
+
+_FUNCTION_KIND = {
+    **dict.fromkeys(("sin", "cos", "tan", "sec", "csc", "cot"), "trig"),
+    **dict.fromkeys(
+        ("arcsin", "arccos", "arctan", "arcsec", "arccsc", "arccot", "asin", "acos", "atan"), "arctrig"
+    ),
+    **dict.fromkeys(("sinh", "cosh", "tanh", "coth", "sech", "csch"), "hyperbolic"),
+    **dict.fromkeys(("ln", "log", "lg"), "log"),
+    "abs": "abs",
+}
+
+# One character per token for recognising written numbers (see _is_literal).
+_LITERAL_CORE = re.compile(
+    r"[NT](?:O(?:\{[NT]\}|[NT]))?"  # 12, 3.5, 0.\overline{3}
+    r"|[NT]F(?:\{s*[NT]\}|[NT])(?:\{s*[NT]\}|[NT])"  # 2\frac{1}{2}
+    r"|F(?:\{s*[NT]\}|[NT])(?:\{s*[NT]\}|[NT])"  # \frac{3}{4}, \frac34
+    r"|[NT]/s*[NT]"  # 3/4, 1/-2
+    r"|[NT]\*T\^(?:\{s*[NT]\}|s*[NT])"  # 1.5 \times 10^{3}
+    r"|I"  # \infty
+)
+
+
+def _signature(tokens: list[Token]) -> str:
+    out = []
+    for kind, value in tokens:
+        if kind in ("num", "mixed"):
+            out.append("T" if value == "10" else "N")
+        elif kind == "op":
+            out.append({"+": "s", "-": "s", "(": "(", "[": "(", ")": ")", "]": ")", "{": "{", "}": "}", "/": "/",
+                        "*": "*", "^": "^"}.get(value, "?"))  # fmt: skip
+        elif kind == "cmd":
+            out.append({"frac": "F", "dfrac": "F", "tfrac": "F", "cfrac": "F", "times": "*", "cdot": "*",
+                        "percent": "%", "degree": "%", "infty": "I", "infin": "I", "pm": "s", "mp": "s",
+                        "boxed": "B", "fbox": "B", "overline": "O", "dot": "O", "bar": "O", "over": "/"}.get(value, "?"))  # fmt: skip
+        elif kind == "word" and value in ("inf", "infty", "infinity", "oo"):
+            out.append("I")
+        else:
+            out.append("?")
+    return "".join(out)
+
+
+def _is_literal(tokens: list[Token], value: Any) -> bool:
+    """Whether ``tokens`` write a number as such rather than a computation that yields it
+    (``3 + 4``, ``2^{10}``, ``\\sqrt{16}``, ``\\frac{12}{4}`` are computations)."""
+    sig = _signature(tokens)
+    while True:
+        before = sig
+        sig = sig.lstrip("s")
+        for left, right in (("B{", "}"), ("(", ")"), ("{", "}")):
+            if sig.startswith(left) and sig.endswith(right):
+                sig = sig[len(left) : len(sig) - len(right)]
+        if sig == before:
+            break
+    sig = sig[:-1] if sig.endswith("%") else sig
+    if _LITERAL_CORE.fullmatch(sig) is None:
+        return False
+    # a fraction whose value is an integer is a division left undone (12/4 for 3)
+    return not (("/" in sig or "F" in sig) and getattr(value, "is_Integer", False) and "NF" not in sig)
 
 
 class _Parser:
@@ -436,6 +552,22 @@ class _Parser:
         self.i = 0
         self.opt = options
         self.depth = 0
+        self.leaves: list[tuple[int, int, bool]] = []  # (start, end, literal) of written values
+        self.functions: set[str] = set()
+
+    def form(self) -> Form:
+        return Form(len(self.leaves), all(lit for _s, _e, lit in self.leaves), frozenset(self.functions))
+
+    def note_value(self, start: int, node: Any) -> None:
+        """Record the scalar just parsed from ``start`` as one written value (replacing the values
+        inside it); a bare variable name is not a value."""
+        if not isinstance(node, sympy.Expr) or isinstance(node, sympy.MatrixBase):
+            return
+        while self.leaves and self.leaves[-1][0] >= start:
+            self.leaves.pop()
+        if isinstance(node, sympy.Symbol) and node not in MARKERS:
+            return
+        self.leaves.append((start, self.i, _is_literal(self.toks[start : self.i], node)))
 
     # -- token helpers ------------------------------------------------------------------
     def peek(self, k: int = 0) -> Token:
@@ -462,7 +594,7 @@ class _Parser:
 
     # -- top level ----------------------------------------------------------------------
     def parse(self) -> Any:
-        node = self.parse_list()
+        node = self.group_body()
         if not self.at("eof"):
             raise ParseError(f"unexpected {self.peek()[1]!r}")
         return node
@@ -485,9 +617,23 @@ class _Parser:
         joiner = next(iter(joiners - {","}), ",")
         return Alts(tuple(items), joiner)
 
+    def group_body(self) -> Any:
+        """A list, or TeX's infix ``{a \\over b}`` / ``{n \\choose k}``."""
+        node = self.parse_list()
+        if self.at("cmd", "over", "choose"):
+            infix = self.next()[1]
+            other = self.parse_list()
+            if infix == "over":
+                return _divide(_scalar(node), _scalar(other))
+            self.functions.add("factorial")
+            return make_binomial(_scalar(node), _scalar(other))
+        return node
+
     def parse_relation(self) -> Any:
         head = self.function_head()
+        marks = [len(self.leaves)]
         terms = [head if head is not None else self.parse_setexpr()]
+        marks.append(len(self.leaves))
         ops: list[str] = []
         while True:
             tok = self.peek()
@@ -495,10 +641,13 @@ class _Parser:
                 self.next()
                 ops.append(_RELOPS[tok[1]])
                 terms.append(self.parse_setexpr())
+                marks.append(len(self.leaves))
             elif tok[0] == "cmd" and tok[1] in ("notin", "subset", "subseteq"):
                 raise ParseError(f"unsupported relation \\{tok[1]}")
             else:
                 break
+        if len(terms) > 2 and all(op == "=" for op in ops):
+            del self.leaves[marks[1] : marks[-2]]  # x = 1 + 2 = 3: the answer is the last term
         return Rel(tuple(ops), tuple(terms)) if ops else terms[0]
 
     def function_head(self) -> sympy.Symbol | None:
@@ -537,6 +686,7 @@ class _Parser:
 
     # -- arithmetic ---------------------------------------------------------------------
     def parse_expr(self) -> Any:
+        start = self.i
         if self.at("op", "-", "+") or self.at("cmd", "pm", "mp"):
             sign = self.next()
             first = self.parse_term()
@@ -546,7 +696,8 @@ class _Parser:
         while self.at("op", "+", "-") or self.at("cmd", "pm", "mp"):
             sign = self.next()[1]
             right = _signed(self.parse_term(), sign)
-            node = sympy.Add(_scalar(node), right)
+            node = _add(node, right)
+        self.note_value(start, node)
         return node
 
     def parse_term(self) -> Any:
@@ -554,12 +705,12 @@ class _Parser:
         while True:
             if self.at("op", "*") or self.at("cmd", "cdot", "times", "ast"):
                 self.next()
-                node = sympy.Mul(_scalar(node), _scalar(self.parse_factor()))
+                node = _multiply(node, self.parse_factor())
             elif self.at("op", "/") or self.at("cmd", "div"):
                 self.next()
-                node = _divide(_scalar(node), _scalar(self.parse_factor()))
+                node = _divide_any(node, self.parse_factor())
             elif self.starts_implicit(node):
-                node = sympy.Mul(_scalar(node), _scalar(self.parse_factor()))
+                node = _multiply(node, self.parse_factor())
             else:
                 return node
 
@@ -578,14 +729,15 @@ class _Parser:
                 value in _FUNCTIONS
                 or value in _FRAC_CMDS
                 or value in _GREEK
-                or value in ("pi", "sqrt", "infty", "binom", "dbinom", "tbinom", "lfloor", "lceil", "mathrm")
+                or value
+                in ("pi", "sqrt", "infty", "binom", "dbinom", "tbinom", "lfloor", "lceil", "mathrm", "begin")
             )
         return False
 
     def parse_factor(self) -> Any:
         if self.at("op", "-"):
             self.next()
-            return -_scalar(self.parse_factor())
+            return _signed(self.parse_factor(), "-")
         if self.at("op", "+"):
             self.next()
             return self.parse_factor()
@@ -624,6 +776,7 @@ class _Parser:
         while True:
             if self.at("op", "!"):
                 self.next()
+                self.functions.add("factorial")
                 node = make_factorial(_scalar(node))
             elif self.at("cmd", "percent"):
                 self.next()
@@ -664,8 +817,11 @@ class _Parser:
             if value == "|":
                 inner = _scalar(self.parse_expr())
                 self.expect("op", "|")
+                self.functions.add("abs")
                 return sympy.Abs(inner)
         if kind == "text":
+            if len(value) == 1 and value.isalpha():
+                return self.letter(value)
             raise ParseError(f"text {value[:30]!r} is not a math answer")
         raise ParseError(f"unexpected {value or 'end of answer'!r}")
 
@@ -744,6 +900,7 @@ class _Parser:
             den = _scalar(self.arg())
             return _divide(num, den)
         if name in _BINOM_CMDS:
+            self.functions.add("factorial")
             return make_binomial(_scalar(self.arg()), _scalar(self.arg()))
         if name == "sqrt":
             return self.sqrt()
@@ -773,8 +930,10 @@ class _Parser:
             if not (self.at("cmd", "rvert", "vert", "|") or self.at("op", "|")):
                 raise ParseError("unclosed |")
             self.next()
+            self.functions.add("abs")
             return sympy.Abs(inner)
         if name in ("lfloor", "lceil"):
+            self.functions.add("floor")
             inner = _scalar(self.parse_expr())
             self.expect("cmd", "rfloor" if name == "lfloor" else "rceil")
             return sympy.floor(inner) if name == "lfloor" else sympy.ceiling(inner)
@@ -799,7 +958,7 @@ class _Parser:
     def brace_list(self) -> Any:
         self.expect("op", "{")
         self.enter()
-        node = self.parse_list()
+        node = self.group_body()
         self.depth -= 1
         self.expect("op", "}")
         return node
@@ -823,10 +982,23 @@ class _Parser:
                 if len(items) > MAX_ITEMS:
                     raise ParseError("set too large")
         if self.at("op", ":", "|") or self.at("cmd", "mid"):
-            raise ParseError("set-builder notation is not supported")
+            return self.set_builder(items)
         self.expect("cmd", "}")
         self.depth -= 1
         return SetLit(tuple(items)) if items else sympy.S.EmptySet
+
+    def set_builder(self, items: list[Any]) -> SetBuilder:
+        """``\\{x \\mid cond\\}`` / ``\\{x \\in \\mathbb{R} : cond\\}`` after the variable."""
+        var, domain = (items[0], None) if len(items) == 1 else (None, None)
+        if isinstance(var, Rel) and var.ops == ("in",) and isinstance(var.terms[0], sympy.Symbol):
+            var, domain = var.terms
+        if not isinstance(var, sympy.Symbol):
+            raise ParseError("set-builder notation needs one variable before the bar")
+        self.next()
+        condition = self.parse_list()
+        self.expect("cmd", "}")
+        self.depth -= 1
+        return SetBuilder(var, domain, condition)
 
     def bracket(self, left: str) -> Any:
         self.enter()
@@ -887,6 +1059,9 @@ class _Parser:
                 self.at("word") and self.peek()[1] not in _FUNCTIONS and self.peek()[1] not in ("or", "and")
             ):
                 arg = sympy.Mul(arg, _scalar(self.parse_power()))
+        kind = _FUNCTION_KIND.get(name)
+        if kind is not None:
+            self.functions.add("arctrig" if power == -1 and name in _INVERSE else kind)
         if name in _TRIG:
             arg = arg.subs(DEG, sympy.pi / 180)
         if power is not None and power == -1 and name in _INVERSE:
@@ -928,7 +1103,10 @@ class _Parser:
         if not rows or len({len(r) for r in rows}) != 1 or sum(map(len, rows)) > MAX_ITEMS:
             raise ParseError("a matrix needs rows of equal length")
         matrix = sympy.ImmutableMatrix(rows)
-        return matrix.det() if env == "vmatrix" else matrix
+        if env == "vmatrix":
+            self.functions.add("det")
+            return matrix.det()
+        return matrix
 
     def env_name(self) -> str:
         self.expect("op", "{")
@@ -958,13 +1136,42 @@ def _is_setlike(node: Any) -> bool:
     return isinstance(node, (Bracket, SetLit, sympy.Set, SetOp))
 
 
-def _signed(node: Any, sign: str) -> sympy.Expr:
+def _signed(node: Any, sign: str) -> Any:
+    if isinstance(node, sympy.MatrixBase) and sign in "+-":
+        return -node if sign == "-" else node
     value = _scalar(node)
     if sign == "-":
         return -value
     if sign in ("pm", "mp"):
         return sympy.Mul(PM, value) if sign == "pm" else sympy.Mul(-PM, value)
     return value
+
+
+def _add(a: Any, b: Any) -> Any:
+    if isinstance(a, sympy.MatrixBase) and isinstance(b, sympy.MatrixBase):
+        if a.shape != b.shape:
+            raise ParseError("matrices of different shapes cannot be added")
+        return sympy.ImmutableMatrix(a + b)
+    return sympy.Add(_scalar(a), _scalar(b))
+
+
+def _multiply(a: Any, b: Any) -> Any:
+    """A product; a number times a matrix (``2\\begin{pmatrix}...``) or a matrix product."""
+    a_matrix, b_matrix = isinstance(a, sympy.MatrixBase), isinstance(b, sympy.MatrixBase)
+    if a_matrix and b_matrix:
+        if a.cols != b.rows or a.rows * b.cols > MAX_ITEMS:
+            raise ParseError("these matrices cannot be multiplied")
+        return sympy.ImmutableMatrix(a * b)
+    if a_matrix or b_matrix:
+        matrix, factor = (a, b) if a_matrix else (b, a)
+        return sympy.ImmutableMatrix(matrix * _scalar(factor))
+    return sympy.Mul(_scalar(a), _scalar(b))
+
+
+def _divide_any(num: Any, den: Any) -> Any:
+    if isinstance(num, sympy.MatrixBase):
+        return _multiply(num, _divide(sympy.Integer(1), _scalar(den)))
+    return _divide(_scalar(num), _scalar(den))
 
 
 def _divide(num: sympy.Expr, den: sympy.Expr) -> sympy.Expr:
@@ -991,11 +1198,21 @@ def parse_decimal(text: str) -> sympy.Rational:
     """An exact Rational from ``12``, ``3.25``, ``.5`` or ``1.5e3`` (never a float)."""
     mantissa, _, exp = text.lower().partition("e")
     whole, _, frac = mantissa.partition(".")
-    digits = int((whole or "0") + frac) if (whole or frac) else 0
+    digits = _int((whole or "0") + frac) if (whole or frac) else 0
     power = (int(exp) if exp else 0) - len(frac)
     if abs(power) > 10_000:
         raise ParseError("exponent too large")
     return Rational(digits * 10**power) if power >= 0 else Rational(digits, 10**-power)
+
+
+def _int(digits: str) -> int:
+    """``int(digits)`` past Python's 4,300-digit guard, for numbers up to MAX_DIGITS digits."""
+    if len(digits) > MAX_DIGITS:
+        raise ParseError("number too long")
+    if len(digits) <= 4000:
+        return int(digits)
+    half = len(digits) // 2
+    return _int(digits[:half]) * 10 ** (len(digits) - half) + _int(digits[half:])
 
 
 def repeating_decimal(prefix: str, block: str) -> sympy.Rational:
@@ -1051,28 +1268,38 @@ def make_binomial(n: sympy.Expr, k: sympy.Expr) -> sympy.Expr:
 
 def parse_answer(text: str, options: Options | None = None) -> Any:
     """Parse one answer string into a sympy object or one of this module's structures."""
+    return read_answer(text, options).value
+
+
+def read_answer(text: str, options: Options | None = None) -> Answer:
+    """Parse one answer, with its units and :class:`Form` (raises :class:`ParseError`)."""
     options = options or Options()
-    cleaned = normalize(text, thousands=options.thousands)
-    if not cleaned:
-        raise ParseError("empty answer")
-    cleaned = _strip_lead(cleaned)
     try:
-        return _Parser(tokenize(cleaned), options).parse()
+        if options.words:
+            text = _mathwords.unwrap_answer(text)  # linear: a long sentence may hold a short box
+        if len(text) > MAX_CHARS:
+            raise ParseError(f"answer longer than {MAX_CHARS} characters")
+        cleaned = normalize(text, thousands=options.thousands)
+        if not cleaned:
+            raise ParseError("empty answer")
+        tokens, spaced = scan(_mathwords.strip_lead(cleaned))
+        units: list[Unit] = []
+        if options.words:
+            tokens, spaced = _mathwords.read_number_words(tokens[:-1], spaced[:-1])
+            tokens, spaced = _mathwords.read_percent_words(tokens, spaced)
+            tokens, units = _mathwords.read_units(tokens, spaced)
+            tokens.append(("eof", ""))
+        else:
+            tokens = [t for t in tokens if t != ("cmd", "dollar")]  # currency is notation
+        parser = _Parser(tokens, options)
+        value = parser.parse()
+        return Answer(value, tuple(units), parser.form())
     except RecursionError:
         raise ParseError("answer nested too deeply") from None
     except (TypeError, ValueError, ArithmeticError, AttributeError, IndexError, KeyError) as exc:
         if isinstance(exc, ParseError):
             raise
         raise ParseError(f"cannot build the expression: {type(exc).__name__}") from None
-
-
-_LEAD = re.compile(r"^(?:the\s+)?(?:final\s+)?answer\s*(?:is|:)\s*", re.IGNORECASE)
-
-
-def _strip_lead(text: str) -> str:
-    """``Answer: 3`` and ``The answer is 3`` mean 3; a trailing period ends a sentence."""
-    text = _LEAD.sub("", text)
-    return text[:-1].rstrip() if text.endswith(".") and not text.endswith("..") else text
 
 
 def normalize_text(text: str) -> str:

@@ -29,7 +29,7 @@ __all__ = ["MathPolicy", "math_equal", "verify_math", "math_reward", "make_math_
 
 log = logging.getLogger(__name__)
 
-MAX_ANSWER_CHARS = 4000
+MAX_ANSWER_CHARS = 100_000  # a whole sentence or response around a boxed answer may come in
 
 
 @dataclass(frozen=True)
@@ -38,8 +38,13 @@ class MathPolicy:
 
     rel_tol: accept numbers within this relative tolerance (for tasks that ask for
         decimals); ``None`` means exact, so ``0.333333`` is not ``1/3``.
-    strip_units: drop ``\\text{cm}``-style and trailing unit words before comparing.
-    e_is_euler / i_is_imaginary / j_is_imaginary: how the bare letters e, i, j read.
+    strip_units: ignore units altogether (``5 cm`` equals ``5 m``, as in math-verify). By
+        default units are read: ignored when one side has none, compared (and converted)
+        when both sides give one.
+    e_is_euler / i_is_imaginary: whether the bare letters e and i are the constants.
+    j_is_imaginary: ``True`` or ``False`` fixes how j reads; ``None`` (default) reads j as
+        the imaginary unit only where it is the one letter of an answer compared with a
+        number (``3 + 4j`` for ``3 + 4i``).
     timeout_s: the hard bound on parsing plus comparing one pair.
     """
 
@@ -47,7 +52,7 @@ class MathPolicy:
     strip_units: bool = False
     e_is_euler: bool = True
     i_is_imaginary: bool = True
-    j_is_imaginary: bool = False
+    j_is_imaginary: bool | None = None
     timeout_s: float = 3.0
 
     def settings(self) -> dict[str, Any]:
@@ -119,7 +124,9 @@ _WRAPPER = re.compile(
 
 
 def _plain_number(text: str) -> Fraction | None:
-    """An exact Fraction for a plain number, or None if the text is anything else."""
+    """An exact Fraction for a plain number, or None if the text is anything else (also for a
+    fraction whose value is an integer: ``12/4`` is a division left undone, for the worker's
+    form rules to judge)."""
     if len(text) > 200:
         return None
     wrapped = _WRAPPER.match(text)
@@ -133,7 +140,7 @@ def _plain_number(text: str) -> Fraction | None:
         value = Fraction(m.group("dec").replace(",", ""))
     else:
         p, q = (m.group("p"), m.group("q")) if m.group("p") is not None else (m.group("fp"), m.group("fq"))
-        if int(q) == 0:
+        if int(q) == 0 or int(p) % int(q) == 0:
             return None
         value = Fraction(int(p), int(q))
     negative = (m.group("sign") in ("-", "\u2212")) != (m.group("fsign") == "-")

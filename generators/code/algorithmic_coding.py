@@ -159,6 +159,10 @@ def _cost(kind: str, tests: list[str]) -> int:
     verifier_kind="sandbox execution (hidden tests, mutation-validated)",
 )
 class AlgorithmicCoding(Family):
+    # what solutions of sorting, scheduling, Dijkstra, DP and counting tasks import, and the
+    # driver's json: the shared sandbox imports them once (generators/code/_runner.py)
+    sandbox_preload = ("bisect", "collections", "functools", "heapq", "itertools", "json", "math")
+
     def generate(self, knobs: AlgorithmicCodingKnobs, rng: np.random.Generator) -> TaskDraft:
         kind = KINDS[int(rng.integers(len(KINDS)))] if knobs.kind == "any" else knobs.kind
         solve = _run_reference(kind)

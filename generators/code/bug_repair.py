@@ -190,6 +190,8 @@ def inject(pipeline: list[Step], knobs: BugRepairKnobs, rng: np.random.Generator
     version=2,
 )
 class BugRepair(Family):
+    sandbox_preload = ("functools", "itertools", "json", "math")  # imported once by the shared sandbox
+
     def generate(self, knobs: BugRepairKnobs, rng: np.random.Generator) -> TaskDraft:
         for _ in range(2000):
             pipeline = draw_rich_pipeline(knobs.steps, rng, SPREAD)

@@ -167,6 +167,8 @@ def _candidates(spread: int) -> list[list[Step]]:
     version=2,
 )
 class FunctionInduction(Family):
+    sandbox_preload = ("functools", "itertools", "json", "math")  # imported once by the shared sandbox
+
     def generate(self, knobs: FunctionInductionKnobs, rng: np.random.Generator) -> TaskDraft:
         for _ in range(5000):
             pipeline = draw_rich_pipeline(knobs.steps, rng, knobs.value_range)

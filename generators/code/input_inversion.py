@@ -99,6 +99,8 @@ def run_program(source: str, xs: list[int]) -> Job:
     verifier_kind="sandbox execution (any valid input)",
 )
 class InputInversion(Family):
+    sandbox_preload = ("functools", "itertools", "math")  # imported once by the shared sandbox
+
     def generate(self, knobs: InputInversionKnobs, rng: np.random.Generator) -> TaskDraft:
         for _ in range(5000):
             pipeline = draw_pipeline(knobs.steps, rng)

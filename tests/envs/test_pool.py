@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 
@@ -153,3 +154,31 @@ def test_tokenized_rollout_masks_exactly_the_model_tokens() -> None:
     model_text = "".join(chr(t) for t, m in zip(rollout.token_ids, rollout.action_mask, strict=True) if m)
     assert model_text == "<answer>123456789</answer></s><answer>42</answer></s>"
     assert len(rollout.token_ids) == len(rollout.action_mask)
+
+
+def test_one_step_verifies_its_answers_in_one_verify_many_batch(monkeypatch) -> None:
+    import palaestra.batch
+
+    calls = []
+    real = palaestra.batch.verify_many
+
+    def counting(tasks, responses, **kwargs):
+        calls.append(len(tasks))  # and marks its verdicts, to see that the envs use them
+        return [
+            dataclasses.replace(v, reason=v.reason + " [batch]") for v in real(tasks, responses, **kwargs)
+        ]
+
+    monkeypatch.setattr(palaestra.batch, "verify_many", counting)
+    factories = [lambda: TaskEnv("expression", level=2)] * 3 + [
+        lambda: FeedbackEnv("expression", max_attempts=2)
+    ]
+    results = {}
+    for workers in (1, 0):
+        with EnvPool(factories, seed=5, autoreset=False, verify_workers=workers) as pool:
+            pool.reset()
+            actions = {i: _answer(pool, i) if i % 2 else "<answer>-1</answer>" for i in range(4)}
+            results[workers] = {i: (s.observation, s.reward) for i, s in pool.step(actions).items()}
+    assert calls == [4]  # one batch for the step; verify_workers=0 leaves each env to itself
+    assert [results[w][i][1] for w in (1, 0) for i in range(4)] == [0.0, 1.0, 0.0, 1.0] * 2
+    assert results[1][0][0] == results[0][0][0] + " [batch]"  # the batch's verdict was used
+    assert results[1][2][0].endswith(" [batch]") and results[1][1] == results[0][1]

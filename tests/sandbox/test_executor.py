@@ -70,6 +70,27 @@ def test_timeout_is_enforced(sandbox):
     assert r.wall_s < 25  # far below the 30 s the program asked for
 
 
+def test_time_limit_is_cpu_time_with_a_wall_backstop(sandbox):
+    # A program that waits (no CPU) past its CPU limit is not cut at that limit: a loaded
+    # machine must not turn a correct answer into a timeout. The wall backstop still ends it.
+    waited = sandbox.run("import time\ntime.sleep(0.8)\nprint('done')", timeout_s=0.3)
+    assert waited.status == "ok" and waited.stdout == "done\n" and waited.wall_s >= 0.8
+    blocked = sandbox.run("import time\ntime.sleep(30)", timeout_s=0.3, wall_timeout_s=0.6)
+    assert blocked.status == "timeout" and 0.6 <= blocked.wall_s < 10
+
+
+def test_busy_program_ends_at_its_cpu_limit_not_the_rlimit(sandbox):
+    # The kernel's RLIMIT_CPU counts whole seconds (here 2 s); the supervisor reads the CPU
+    # clock and stops the program once it has used its 0.3 s.
+    r = sandbox.run("while True:\n    pass", timeout_s=0.3)
+    assert r.status == "timeout" and 0.3 <= r.cpu_s < 0.9
+
+
+def test_wall_backstop_default_and_validation():
+    assert Job("pass", timeout_s=2.0).wall_limit_s == 7.0  # 3 x the CPU limit + 1 s
+    assert Job("pass", timeout_s=2.0, wall_timeout_s=5.0).wall_limit_s == 5.0
+
+
 def test_cpu_limit_counts_as_timeout(sandbox):
     # Threads spinning in C (not interruptible by the GIL) still end as a timeout.
     r = sandbox.run("import hashlib\nwhile True:\n    hashlib.sha256(b'x' * 10**6).digest()", timeout_s=1.0)

@@ -1,0 +1,366 @@
+"""``verify_many``: grade a trainer's whole batch at once, without ever stalling it.
+
+>>> import palaestra
+>>> tasks = [palaestra.make_task("expression", seed=s, level=3) for s in range(4)]
+>>> verdicts = palaestra.verify_many(tasks, [f"<answer>{t.answer}</answer>" for t in tasks])
+>>> [v.correct for v in verdicts]
+[True, True, True, True]
+
+The verdicts are those :func:`palaestra.verify` gives, in order. Where the work goes:
+
+- CPU-bound checks (z3, search, parsing) run in a pool of worker processes, one per available
+  core by default, started on first use and kept. A task travels to a worker once, as its
+  canonical JSON, and stays there (``CACHED_TASKS`` per worker); later responses to it carry
+  only its id. Workers stream each verdict back as soon as it is decided.
+- Families that run the model's program (those declaring ``sandbox_preload``) are graded from
+  threads of this process on the shared sandbox, so programs run concurrently on all of its
+  fork servers; a hanging program holds one server up to its CPU limit and no other response.
+- Every verification has a wall-clock bound (``timeout_s``) enforced from outside the worker:
+  a verifier that runs past it is killed with its worker and answers
+  :meth:`Verdict.timed_out`; a worker that crashes answers ``verifier_error`` for the response
+  it was checking; the responses queued behind either go to a fresh worker. No verdict is
+  lost, and no signal is used, so any thread may call ``verify_many``, several at once.
+"""
+
+from __future__ import annotations
+
+import atexit
+import collections
+import os
+import pickle
+import subprocess
+import sys
+import threading
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+
+from palaestra.core import Task, Verdict
+from palaestra.registry import FamilySpec, get, verify
+from palaestra.sandbox.executor import available_cores
+
+DEFAULT_TIMEOUT_S = 60.0  # per verification; every family bounds itself well below this
+START_TIMEOUT_S = 120.0  # a worker imports palaestra and its families once
+CACHED_TASKS = 4096  # tasks a worker keeps between calls (GRPO groups reuse them)
+MAX_CHUNK = 32  # responses sent to a worker in one message
+
+
+def verify_many(
+    tasks: Sequence[Task],
+    responses: Sequence[str],
+    *,
+    workers: int | None = None,
+    timeout_s: float | None = None,
+) -> list[Verdict]:
+    """Verify ``responses[i]`` against ``tasks[i]`` for every ``i``; the verdicts, in order.
+
+    Args:
+        tasks: one task per response (the same task object may repeat, as in GRPO groups).
+        responses: the model's responses.
+        workers: worker processes for CPU-bound checks (default: one per available core);
+            ``0`` verifies in the calling thread, one after another, as ``verify`` would
+            (no time bound beyond each family's own).
+        timeout_s: wall-clock bound of one verification in a worker (default
+            ``DEFAULT_TIMEOUT_S``); past it the verdict is ``timeout`` and the worker is replaced.
+
+    Thread-safe; calls from several threads share the same workers.
+    """
+    tasks, responses = list(tasks), list(responses)
+    if len(tasks) != len(responses):
+        raise ValueError(f"{len(tasks)} tasks but {len(responses)} responses")
+    workers = available_cores() if workers is None else int(workers)
+    if workers < 0:
+        raise ValueError(f"workers must be >= 0, got {workers}")
+    timeout = DEFAULT_TIMEOUT_S if timeout_s is None else float(timeout_s)
+    if not timeout > 0:
+        raise ValueError(f"timeout_s must be positive, got {timeout_s}")
+    specs = [get(task.family) for task in tasks]  # unknown families raise here, as in verify
+    if workers == 0:
+        return [verify(task, response) for task, response in zip(tasks, responses, strict=True)]
+
+    call = _Call(len(tasks), timeout)
+    local: list[int] = []
+    for i, (task, response, spec) in enumerate(zip(tasks, responses, specs, strict=True)):
+        if runs_programs(spec) or spec.module == "__main__":  # a worker cannot import __main__
+            local.append(i)
+        elif not isinstance(response, str):  # verify's own format verdict; nothing to ship
+            call.finish(i, verify(task, response))
+        else:
+            call.pending.append(_Item(call, i, task, response))
+    for i in local:
+        _sandbox_threads().submit(_verify_into, call, i, tasks[i], responses[i])
+    if call.pending:
+        _pool(workers).submit(call.pending)
+    call.done.wait()
+    return call.verdicts  # type: ignore[return-value]
+
+
+def runs_programs(spec: FamilySpec) -> bool:
+    """True for families whose verifier runs the response as a program in the sandbox."""
+    return getattr(spec.impl, "sandbox_preload", None) is not None
+
+
+def shutdown() -> None:
+    """Stop every worker process and thread (they start again on the next call)."""
+    global _SANDBOX_THREADS
+    with _POOLS_LOCK:
+        pools = list(_POOLS.values())
+        _POOLS.clear()
+        threads, _SANDBOX_THREADS = _SANDBOX_THREADS, None
+    for pool in pools:
+        pool.close()
+    if threads is not None:
+        threads.shutdown(wait=True)
+
+
+# --------------------------------------------------------------------------------------------
+# One call's bookkeeping
+# --------------------------------------------------------------------------------------------
+
+
+class _Call:
+    """The verdicts of one ``verify_many`` call, filled from any thread."""
+
+    def __init__(self, size: int, timeout_s: float) -> None:
+        self.verdicts: list[Verdict | None] = [None] * size
+        self.timeout_s = timeout_s
+        self.pending: list[_Item] = []
+        self.done = threading.Event()
+        self._left = size
+        self._lock = threading.Lock()
+        if size == 0:
+            self.done.set()
+
+    def finish(self, index: int, verdict: Verdict) -> None:
+        with self._lock:
+            if self.verdicts[index] is not None:
+                return
+            self.verdicts[index] = verdict
+            self._left -= 1
+            if self._left == 0:
+                self.done.set()
+
+
+@dataclass
+class _Item:
+    call: _Call
+    index: int
+    task: Task
+    response: str
+
+
+def _verify_into(call: _Call, index: int, task: Task, response: str) -> None:
+    try:
+        verdict = verify(task, response)
+    except BaseException as exc:  # noqa: BLE001 - verify catches Exception; keep the verdict anyway
+        verdict = Verdict.failure(error=f"{type(exc).__name__}: {exc}")
+    call.finish(index, verdict)
+
+
+# --------------------------------------------------------------------------------------------
+# Threads for sandboxed families, processes for the rest
+# --------------------------------------------------------------------------------------------
+
+_POOLS: dict[int, _Pool] = {}
+_POOLS_LOCK = threading.Lock()
+_SANDBOX_THREADS: ThreadPoolExecutor | None = None
+
+
+def _sandbox_threads() -> ThreadPoolExecutor:
+    """As many threads as the shared sandbox has fork servers: each waits on one program."""
+    global _SANDBOX_THREADS
+    with _POOLS_LOCK:
+        if _SANDBOX_THREADS is None:
+            from palaestra.generators.code._runner import worker_count
+
+            _SANDBOX_THREADS = ThreadPoolExecutor(
+                worker_count(), thread_name_prefix="palaestra-verify-sandbox"
+            )
+        return _SANDBOX_THREADS
+
+
+def _pool(workers: int) -> _Pool:
+    with _POOLS_LOCK:
+        pool = _POOLS.get(workers)
+        if pool is None:
+            pool = _POOLS[workers] = _Pool(workers)
+        return pool
+
+
+def _forget_after_fork() -> None:
+    # A forked child owns none of the parent's workers or threads: it starts its own.
+    global _SANDBOX_THREADS, _POOLS_LOCK
+    _POOLS.clear()
+    _SANDBOX_THREADS = None
+    _POOLS_LOCK = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_after_fork)
+atexit.register(shutdown)
+
+
+class _Pool:
+    """Worker processes fed from one queue; one feeder thread per worker."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.queue: collections.deque[_Item] = collections.deque()
+        self.ready = threading.Condition()
+        self.closed = False
+        self.workers = [_Worker() for _ in range(size)]
+        self.feeders = [
+            threading.Thread(target=self._feed, args=(w,), name=f"palaestra-verify-{k}", daemon=True)
+            for k, w in enumerate(self.workers)
+        ]
+        for feeder in self.feeders:
+            feeder.start()
+
+    def submit(self, items: list[_Item]) -> None:
+        with self.ready:
+            self.queue.extend(items)
+            self.ready.notify_all()
+
+    def close(self) -> None:
+        with self.ready:
+            self.closed = True
+            self.ready.notify_all()
+        for feeder in self.feeders:
+            feeder.join(timeout=5)
+        for worker in self.workers:
+            worker.stop()
+
+    def _take(self) -> list[_Item] | None:
+        """The next chunk: small enough that every worker gets a share of what is queued."""
+        with self.ready:
+            while not self.queue and not self.closed:
+                self.ready.wait()
+            if self.closed:
+                return None
+            size = max(1, min(MAX_CHUNK, len(self.queue) // (2 * self.size)))
+            return [self.queue.popleft() for _ in range(min(size, len(self.queue)))]
+
+    def _put_back(self, items: list[_Item]) -> None:
+        with self.ready:
+            self.queue.extendleft(reversed(items))
+            self.ready.notify_all()
+
+    def _feed(self, worker: _Worker) -> None:
+        while True:
+            chunk = self._take()
+            if chunk is None:
+                return
+            try:
+                rest = worker.run(chunk)
+            except BaseException as exc:  # noqa: BLE001 - a feeder must never die with items in hand
+                for item in chunk:
+                    item.call.finish(
+                        item.index, Verdict.failure(error=f"verify_many: {type(exc).__name__}: {exc}")
+                    )
+                worker.stop()
+                continue
+            if rest:
+                self._put_back(rest)
+
+
+@dataclass
+class _Worker:
+    """One worker process and what it holds (which tasks it has parsed)."""
+
+    proc: subprocess.Popen | None = None
+    to_worker: Connection | None = None
+    from_worker: Connection | None = None
+    known: collections.OrderedDict[str, None] = field(default_factory=collections.OrderedDict)
+
+    def start(self) -> None:
+        down_r, down_w = os.pipe()
+        up_r, up_w = os.pipe()
+        env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+        try:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "palaestra._verify_worker", str(down_r), str(up_w)],
+                pass_fds=(down_r, up_w),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                env=env,
+                close_fds=True,
+            )
+        finally:
+            os.close(down_r)
+            os.close(up_w)
+        self.to_worker = Connection(down_w, readable=False)
+        self.from_worker = Connection(up_r, writable=False)
+        self.known.clear()
+        if not self.from_worker.poll(START_TIMEOUT_S):
+            self.stop()
+            raise OSError(f"verify worker did not start within {START_TIMEOUT_S:.0f} s")
+        self.from_worker.recv()  # the worker's hello
+
+    def run(self, chunk: list[_Item]) -> list[_Item]:
+        """Verify ``chunk``; returns the items it could not reach (to go to another worker)."""
+        if self.proc is None or self.proc.poll() is not None:
+            self.stop()
+            self.start()
+        assert self.to_worker is not None and self.from_worker is not None
+        self.to_worker.send(self._message(chunk))
+        for k, item in enumerate(chunk):
+            if not self.from_worker.poll(item.call.timeout_s):
+                self.stop()
+                item.call.finish(
+                    item.index,
+                    Verdict.timed_out(
+                        f"verification ran past {item.call.timeout_s:g} s",
+                        error=f"verify_many: {item.task.family} verifier exceeded {item.call.timeout_s:g} s",
+                    ),
+                )
+                return chunk[k + 1 :]
+            try:
+                verdict = self.from_worker.recv()
+            except (EOFError, OSError, pickle.UnpicklingError) as exc:
+                code = self.stop()
+                item.call.finish(
+                    item.index,
+                    Verdict.failure(
+                        error=f"verify_many: the {item.task.family} verifier's worker died "
+                        f"(exit code {code}) while checking this response: {type(exc).__name__}"
+                    ),
+                )
+                return chunk[k + 1 :]
+            item.call.finish(item.index, verdict)
+        return []
+
+    def _message(
+        self, chunk: list[_Item]
+    ) -> tuple[list[str], list[tuple[str, str, str | None]], list[tuple[str, str]]]:
+        """(task ids to forget, tasks to learn (JSON, family module, its file), (task id,
+        response) pairs)."""
+        learn: dict[str, tuple[str, str, str | None]] = {}
+        for item in chunk:
+            task_id = item.task.id
+            if task_id in self.known:
+                self.known.move_to_end(task_id)
+            elif task_id not in learn:
+                module = get(item.task.family).module
+                path = getattr(sys.modules.get(module), "__file__", None)
+                learn[task_id] = (item.task.to_json(), module, path)
+                self.known[task_id] = None
+        forget = []
+        while len(self.known) > CACHED_TASKS:
+            oldest, _ = self.known.popitem(last=False)
+            forget.append(oldest)
+        return forget, list(learn.values()), [(item.task.id, item.response) for item in chunk]
+
+    def stop(self) -> int | None:
+        """Kill the process (if any); its exit code."""
+        code = None
+        for conn in (self.to_worker, self.from_worker):
+            if conn is not None:
+                conn.close()
+        self.to_worker = self.from_worker = None
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            code = self.proc.wait()
+            self.proc = None
+        self.known.clear()
+        return code

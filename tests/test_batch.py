@@ -1,0 +1,112 @@
+"""``verify_many``: serial verdicts in order, from worker processes that may crash or hang."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import threading
+import time
+from pathlib import Path
+
+import gymnasium
+import numpy as np
+import pytest
+
+import palaestra
+from palaestra import registry
+from palaestra.batch import _Call, _Item, _Worker, verify_many
+
+
+@pytest.fixture
+def probe():
+    """The test family of tests/_batch_families.py, registered for one test only (the contract
+    tests over the registry must never see it)."""
+    spec = importlib.util.spec_from_file_location(
+        "_batch_families", Path(__file__).with_name("_batch_families.py")
+    )
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["_batch_families"] = module
+    spec.loader.exec_module(module)
+    yield module
+    registry._FAMILIES.pop(module.NAME, None)
+    gymnasium.registry.pop(registry.env_id_for(module.NAME), None)
+    sys.modules.pop("_batch_families", None)
+
+
+def _mixed_batch() -> tuple[list[palaestra.Task], list[str]]:
+    tasks, responses = [], []
+    for name in ("expression", "sudoku", "loop_invariant", "knights_knaves", "function_induction"):
+        impl = registry.get(name).impl
+        for seed in range(2):
+            task = palaestra.make_task(name, seed=seed, level=2)
+            wrong = impl.mutated_responses(task, np.random.default_rng(seed))
+            for response in [impl.reference_response(task), *wrong[:1], "no answer here"]:
+                tasks.append(task)
+                responses.append(response)
+    return tasks, responses
+
+
+def test_verdicts_equal_serial_ones_in_order():
+    tasks, responses = _mixed_batch()
+    serial = [palaestra.verify(t, r) for t, r in zip(tasks, responses, strict=True)]
+    assert {v.status for v in serial} >= {"correct", "wrong", "unparseable"}
+    assert verify_many(tasks, responses, workers=2) == serial
+    assert verify_many(tasks, responses, workers=0) == serial
+    assert palaestra.verify_many(tasks[::-1], responses[::-1], workers=1) == serial[::-1]
+
+
+def test_a_crash_or_a_hang_costs_one_verdict_and_no_other(probe):
+    tasks = [palaestra.make_task(probe.NAME, seed=s) for s in range(6)]
+    responses = [tasks[0].answer, "crash", tasks[2].answer, "hang", "not it", "raise"]
+    started = time.monotonic()
+    verdicts = verify_many(tasks, responses, workers=1, timeout_s=2.0)
+    assert [v.status for v in verdicts] == [
+        "correct",
+        "verifier_error",
+        "correct",
+        "timeout",
+        "wrong",
+        "verifier_error",
+    ]
+    assert "died" in verdicts[1].error and "exceeded 2 s" in verdicts[3].error
+    assert "RuntimeError: verifier bug" in verdicts[5].error
+    assert time.monotonic() - started < 60  # one 2 s bound and two worker restarts, not 3,600 s
+
+
+def test_calls_from_many_threads_share_the_workers(probe):
+    tasks = [palaestra.make_task(probe.NAME, seed=s) for s in range(40)]
+    results: dict[int, list[palaestra.Verdict]] = {}
+
+    def run(k: int) -> None:
+        responses = [t.answer if (i + k) % 3 else "wrong" for i, t in enumerate(tasks)]
+        results[k] = verify_many(tasks, responses, workers=2)
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for k, verdicts in results.items():
+        assert [v.correct for v in verdicts] == [bool((i + k) % 3) for i in range(len(tasks))]
+
+
+def test_a_task_travels_to_a_worker_once():
+    task = palaestra.make_task("expression", seed=1)
+    other = palaestra.make_task("expression", seed=2)
+    call = _Call(3, 1.0)
+    worker = _Worker()
+    forget, learn, pairs = worker._message([_Item(call, 0, task, "a"), _Item(call, 1, task, "b")])
+    assert forget == [] and [text for text, _, _ in learn] == [task.to_json()]
+    assert pairs == [(task.id, "a"), (task.id, "b")]
+    _, learn, _ = worker._message([_Item(call, 2, task, "c"), _Item(call, 2, other, "d")])
+    assert [text for text, _, _ in learn] == [other.to_json()]
+
+
+def test_arguments_are_checked():
+    task = palaestra.make_task("expression", seed=1)
+    with pytest.raises(ValueError, match="1 tasks but 2 responses"):
+        verify_many([task], ["a", "b"])
+    with pytest.raises(ValueError, match="workers"):
+        verify_many([task], ["a"], workers=-1)
+    assert verify_many([], []) == []
+    assert verify_many([task], [None], workers=1)[0].status == "unparseable"  # type: ignore[list-item]
