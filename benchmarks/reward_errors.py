@@ -193,7 +193,9 @@ def measure_family(family: str, seeds: int, levels: tuple[int, ...] = LEVELS) ->
             cls: {"responses": n, "refused": refused[cls], "rate": _rate(refused[cls], n)}
             for cls, n in sorted(right.items())
         },
-        "per_level": {k: {n: v[n] for n in ("wrong", "paid", "right", "refused")} for k, v in per_level.items()},
+        "per_level": {
+            k: {n: v[n] for n in ("wrong", "paid", "right", "refused")} for k, v in per_level.items()
+        },
         "undecided": undecided,
         "statuses": dict(sorted(statuses.items())),
         "verifier_failures": len(failures),

@@ -95,7 +95,11 @@ def _chinese_remainder(task: Task, answer: str) -> list[str]:
 def _number_formats(task: Task, answer: str) -> list[str]:
     """Bit strings in groups of 4 separated by spaces, and the 0x hex form of the same bits."""
     meta = task.metadata
-    if (meta["kind"], meta["direction"]) != ("int", "encode") or not re.fullmatch(r"[01]+", answer) or len(answer) % 4:
+    if (
+        (meta["kind"], meta["direction"]) != ("int", "encode")
+        or not re.fullmatch(r"[01]+", answer)
+        or len(answer) % 4
+    ):
         return []
     groups = " ".join(answer[i : i + 4] for i in range(0, len(answer), 4))
     hex_form = "0x" + format(int(answer, 2), f"0{len(answer) // 4}X")
@@ -211,8 +215,9 @@ PROFILES: dict[str, Profile] = {
     "linear_diophantine": Profile(answers="any", keywords=("no solution",)),
     "long_arithmetic": Profile(numeric=True),
     "number_formats": Profile(
-        numeric=lambda task: task.metadata["direction"] == "decode"
-        and re.fullmatch(_DECIMAL, str(task.answer)) is not None,
+        numeric=lambda task: (
+            task.metadata["direction"] == "decode" and re.fullmatch(_DECIMAL, str(task.answer)) is not None
+        ),
         rewrites=_number_formats,
     ),
     # --- code

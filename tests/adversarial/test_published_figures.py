@@ -20,10 +20,14 @@ def test_every_family_is_measured() -> None:
     stale = sorted(set(STORED) - set(palaestra.families()))
     assert not stale, f"reward-error records of unknown families: {stale}"
     missing = [
-        f for f in palaestra.families() if catalog.current_reward_errors(STORED.get(f), palaestra.get(f)) is None
+        f
+        for f in palaestra.families()
+        if catalog.current_reward_errors(STORED.get(f), palaestra.get(f)) is None
     ]
     if missing:
-        pytest.skip(f"{len(missing)} families not measured for their version (run benchmarks/reward_errors.py): {missing}")
+        pytest.skip(
+            f"{len(missing)} families not measured for their version (run benchmarks/reward_errors.py): {missing}"
+        )
 
 
 @pytest.mark.parametrize("family", sorted(STORED))
