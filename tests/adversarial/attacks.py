@@ -126,7 +126,7 @@ def must_fail(task: Task, profile: Profile, kind: str, text: str, reference: str
 
 def settle_programs(task: Task, profile: Profile, attacks: list[Attack]) -> list[Attack]:
     """Decide program edits with the differential judges (one batch per task)."""
-    undecided = [a for a in attacks if a.must_fail is None and a.answer is not None and a.kind != "same"]
+    undecided = [a for a in attacks if a.must_fail is None and a.answer is not None]
     if not undecided or profile.code is None:
         return attacks
     if profile.code == "python":
@@ -161,6 +161,8 @@ def _number_edits(text: str, spans: list[tuple[int, int]]) -> Iterator[tuple[str
         if value:
             flipped = text[: start - 1] + text[start:] if negative else text[:start] + "-" + text[start:]
             yield f"sign@{index}", flipped
+        if index == 0:  # a long number a sloppy reader might drop or cut
+            yield "number-huge@0", text[:start] + f"{value}{value + 1:05d}" + text[end:]
 
 
 def _python_number_spans(source: str) -> list[tuple[int, int]]:
@@ -302,6 +304,8 @@ def near_misses(task: Task, reference: str | None = None) -> list[Attack]:
         for option in profile.options:
             if not answer.lower().startswith(option):
                 edits.append(("value", f"option-{option}", option))
+        if profile.flips is not None:
+            edits += [("value", name, text) for name, text in profile.flips(task, answer)]
     edits.append(("truncate", "first-half", answer[: max(1, len(answer) // 2)].rstrip()))
     if "\n" in answer.strip() and not _is_grid(answer):
         edits.append(("drop_last", "drop-last-line", answer.rsplit("\n", 1)[0]))
@@ -786,6 +790,17 @@ def _syllogism_exploits(task: Task, answer: str) -> list[tuple[str, str]]:
     ]
 
 
+def _calculus_exploits(task: Task, answer: str) -> list[tuple[str, str]]:
+    """An integration constant used as a free parameter: only a constant term is harmless."""
+    x = task.metadata["variable"]
+    return [
+        ("plus-C-times-variable", f"{answer} + C*{x}"),
+        ("C-times-answer", f"C*({answer})"),
+        ("plus-C", f"{answer} + C"),
+        ("plus-constant-times-variable", f"{answer} + 2*{x}"),
+    ]
+
+
 def _program_equivalence_exploits(task: Task, answer: str) -> list[tuple[str, str]]:
     names = task.metadata["names"]
     return [
@@ -811,6 +826,7 @@ _CERTIFICATE_EXPLOITS = {
     "propositional_entailment": _entailment_exploits,
     "syllogisms": _syllogism_exploits,
     "program_equivalence": _program_equivalence_exploits,
+    "symbolic_calculus": _calculus_exploits,
 }
 
 
@@ -823,6 +839,7 @@ def hostile_sizes(task: Task, reference: str | None = None) -> list[Attack]:
     answer = reference if reference is not None else reference_answer(task)
     wrong = wrong_answer(task, answer) or "0"
     megabyte = 1 << 20
+    copies = max(2, megabyte // (len(wrong) + 1))  # about a megabyte, whatever the answer's size
     forms = {
         "megabyte-of-text-then-wrong": "lorem ipsum " * (megabyte // 12) + tag(wrong),
         "megabyte-inside-tag": tag("9" * megabyte),
@@ -835,9 +852,11 @@ def hostile_sizes(task: Task, reference: str | None = None) -> list[Attack]:
         "many-lines": tag("\n".join(["1"] * 100_000)),
         "long-word": tag("a" * 200_000),
         "many-commas": tag(", ".join(["1"] * 100_000)),
-        "wrong-repeated-in-tag": tag(" ".join([wrong] * 20_000)),
+        "wrong-repeated-in-tag": tag(" ".join([wrong] * copies)),
         "nul-and-controls": tag("\x00\x01\x1b[2J" * 10_000),
         "surrogate-and-rtl": tag("\u202e\ud800" * 1000 + wrong),
+        "answer-start-repeated": tag(answer[:12] * 20_000),
+        "wrong-lines-repeated": tag("\n".join([wrong] * copies)),
     }
     return [Attack("size", name, text) for name, text in forms.items()]
 
@@ -893,6 +912,9 @@ def rewritings(task: Task, reference: str | None = None) -> list[Attack]:
         if pattern.search(answer):
             forms[f"upper-{word}"] = tag(pattern.sub(word.upper(), answer))
             forms[f"title-{word}"] = tag(pattern.sub(word.title(), answer))
+    if _is_grid(answer):
+        rows = answer.split("\n")
+        forms["row-labels"] = tag("\n".join(f"Row {k}: {row}" for k, row in enumerate(rows, start=1)))
     if profile.is_numeric(task):
         for i, form in enumerate(_numeric_forms(answer)):
             forms[f"number-form-{i}:{form[:12]}"] = tag(form)

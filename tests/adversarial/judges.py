@@ -792,6 +792,13 @@ def _loop_invariant(task: Task, text: str) -> bool | None:
     return None if None in results else True
 
 
+@others("loop_invariant")
+def _stronger_invariant(task: Task) -> list[str]:
+    """The reference conjoined with n >= 0 (true initially, never changed): still inductive."""
+    candidate = f"({task.answer}) && n >= 0"
+    return [candidate] if _loop_invariant(task, candidate) else []
+
+
 @judge("ranking_function")
 def _ranking_function(task: Task, text: str) -> bool | None:
     meta = task.metadata
@@ -1106,6 +1113,31 @@ def _inequality_certificate(task: Task, text: str) -> bool | None:
     orthant = meta["domain"] != "reals"
     written = _sympy_expr(text, names, evaluate=False)  # the terms as written, not multiplied out
     return all(_nonnegative_term(term, orthant) for term in sympy.Add.make_args(written))
+
+
+@others("inequality_certificate")
+def _split_certificate(task: Task) -> list[str]:
+    """The reference certificate with its first square split into two halves of its weight."""
+    answer = " ".join(str(task.answer).split())
+    terms = _top_level_terms(answer)
+    match = re.fullmatch(r"(?:(\d+(?:/\d+)?)\*)?(\(.+\)\^2)", terms[0]) if terms else None
+    if match is None:
+        return []
+    weight = Fraction(match.group(1) or 1) / 2
+    split = f"{weight}*{match.group(2)} + {weight}*{match.group(2)}"
+    return [" + ".join([split, *terms[1:]])]
+
+
+def _top_level_terms(text: str) -> list[str]:
+    """Split ``a + b*(c + d)^2 + e`` at the + signs outside parentheses."""
+    terms, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if ch == "+" and depth == 0 and text[i - 1] == " ":
+            terms.append(text[start:i].strip())
+            start = i + 1
+    terms.append(text[start:].strip())
+    return terms
 
 
 def _nonnegative_term(term: Any, orthant: bool) -> bool:
@@ -1620,6 +1652,43 @@ def _bfs_plans(
     for g in goals:
         walk(g, [])
     return plans
+
+
+@others("river_crossing")
+def _other_crossings(task: Task) -> list[str]:
+    """Our own breadth-first search over (who is where, boat side), small instances only."""
+    meta = task.metadata
+    names, n = meta["names"], meta["items"]
+    if n > 8:
+        return []
+
+    def safe(side: tuple[int, ...]) -> bool:
+        for bank in (0, 1):
+            here = {i for i in range(n) if side[i] == bank}
+            if not any(i < meta["rowers"] for i in here) and any(
+                a in here and b in here for a, b in meta["conflicts"]
+            ):
+                return False
+        return True
+
+    def moves(state: tuple[tuple[int, ...], int]) -> list[tuple[str, tuple[tuple[int, ...], int]]]:
+        side, boat = state
+        present = [i for i in range(n) if side[i] == boat]
+        out = []
+        for size in range(1, meta["capacity"] + 1):
+            for group in itertools.combinations(present, size):
+                if not any(i < meta["rowers"] for i in group):
+                    continue
+                if sum(meta["weights"][i] for i in group) > meta["capacity"]:
+                    continue
+                after = tuple(1 - s if i in group else s for i, s in enumerate(side))
+                if safe(after):
+                    out.append(("+".join(names[i] for i in group), (after, 1 - boat)))
+        return out
+
+    goal = (tuple(meta["goal"]), meta["boat"][1])
+    plans = _bfs_plans((tuple(meta["start"]), meta["boat"][0]), lambda s: s == goal, moves)
+    return ["; ".join(p) for p in plans]
 
 
 @others("tower_of_hanoi")

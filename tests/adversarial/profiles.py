@@ -33,7 +33,8 @@ class Profile:
     does not matter. ``options``: the whole option set of a closed question. ``code``:
     ``"python"`` or ``"sql"`` for program answers. ``plan_length``: a plan graded against a
     proven optimum length, so adding or dropping a step is always wrong. ``rewrites``: the
-    equivalent forms the prompt documents.
+    equivalent forms the prompt documents. ``flips``: family-specific edits that change the
+    answer's meaning in ways a sloppy reader misses (a negation, a value of another type).
     """
 
     answers: str = "unique"
@@ -44,6 +45,7 @@ class Profile:
     code: str | None = None
     plan_length: bool = False
     rewrites: Rewrite | None = None
+    flips: Callable[[Task, str], list[tuple[str, str]]] | None = None
     notes: str = field(default="", compare=False)
 
     def is_numeric(self, task: Task) -> bool:
@@ -191,6 +193,39 @@ def _linear_algebra(task: Task, answer: str) -> list[str]:
     return [re.sub(r"\s+", "", answer)] if answer.startswith("[") else []
 
 
+def _knight_flips(task: Task, answer: str) -> list[tuple[str, str]]:
+    """One inhabitant's role negated in the notations a reader must not drop."""
+    match = re.search(r"(\w+) is a (knight|knave)", answer)
+    if match is None:
+        return []
+    name, role = match.groups()
+    whole = match.group(0)
+    return [
+        (f"not-{role}", answer.replace(whole, f"{name} is not a {role}", 1)),
+        (f"colon-negated-{role}", answer.replace(whole, f"{name}: ¬{role}", 1)),
+        (f"bang-{role}", answer.replace(whole, f"{name}: !{role}", 1)),
+        (f"unequal-{role}", answer.replace(whole, f"{name} ≠ {role}", 1)),
+    ]
+
+
+def _literal_flips(task: Task, answer: str) -> list[tuple[str, str]]:
+    """The same printed value with another type: True for 1, 1.0 for 1, a tuple for a list."""
+    out = []
+    for old, new in (("True", "1"), ("False", "0"), ("1", "True"), ("0", "False")):
+        match = re.search(rf"(?<![\w.]){old}(?![\w.])", answer)
+        if match:
+            out.append((f"{old}-as-{new}", answer[: match.start()] + new + answer[match.end() :]))
+    number = re.search(r"(?<![\w.])-?\d+(?![\w.])", answer)
+    if number:
+        out.append(("int-as-float", answer[: number.end()] + ".0" + answer[number.end() :]))
+    bracket = re.search(r"\[([^\[\]]*)\]", answer)
+    if bracket:
+        inner = bracket.group(1)
+        tuple_text = f"({inner},)" if inner and "," not in inner else f"({inner})"
+        out.append(("list-as-tuple", answer[: bracket.start()] + tuple_text + answer[bracket.end() :]))
+    return out
+
+
 def _is_number(pattern: str) -> Callable[[Task], bool]:
     def check(task: Task) -> bool:
         return re.fullmatch(pattern, str(task.answer).strip()) is not None
@@ -226,7 +261,7 @@ PROFILES: dict[str, Profile] = {
     "function_induction": Profile(answers="any", code="python", rewrites=_program_text),
     "input_inversion": Profile(answers="any"),
     "isa_trace": Profile(ordered=False),
-    "output_prediction": Profile(rewrites=_spacing_free),
+    "output_prediction": Profile(rewrites=_spacing_free, flips=_literal_flips),
     "program_equivalence": Profile(answers="any", keywords=("equivalent",)),
     "regex_synthesis": Profile(answers="any", rewrites=_regex_text),
     "sql_synthesis": Profile(answers="any", code="sql", rewrites=_sql_text),
@@ -238,7 +273,7 @@ PROFILES: dict[str, Profile] = {
     "loop_invariant": Profile(answers="any", rewrites=_formula_text),
     "maxsat": Profile(answers="any", keywords=BOOLEANS),
     "natural_deduction": Profile(answers="proof"),
-    "pratt_certificate": Profile(answers="any"),
+    "pratt_certificate": Profile(answers="any", rewrites=_reversed_items(r"\n", "\n")),
     "ranking_function": Profile(answers="any", rewrites=_ranking_text),
     "resolution_refutation": Profile(answers="proof"),
     "smt_model": Profile(answers="any", rewrites=_reversed_items(r"\s*,\s*", ", ")),
@@ -258,7 +293,10 @@ PROFILES: dict[str, Profile] = {
     # --- logic
     "epistemic": Profile(ordered=False, notes="'18 November' is the same date as 'November 18'"),
     "knights_knaves": Profile(
-        ordered=False, keywords=("knight", "knave"), rewrites=_reversed_items(r"\s*,\s*", ", ")
+        ordered=False,
+        keywords=("knight", "knave"),
+        rewrites=_reversed_items(r"\s*,\s*", ", "),
+        flips=_knight_flips,
     ),
     "ordering_deduction": Profile(),
     "propositional_entailment": Profile(

@@ -12,10 +12,14 @@ from __future__ import annotations
 import pytest
 
 import palaestra
-from palaestra.core import VERDICT_STATUSES
+from palaestra.core import VERDICT_STATUSES, make_rng
+from palaestra.registry import get
+from palaestra.verifiers.extract import extract_answer
 
+from . import judges
 from .attacks import RIGHT_CLASSES, WRONG_CLASSES
 from .cases import outcomes, tasks
+from .judges import JUDGES
 from .known import KNOWN_FAILURES
 from .profiles import PROFILES
 
@@ -123,3 +127,16 @@ def test_unique_answer_profiles_are_backed_by_the_generator(family: str) -> None
     for task in tasks(family):
         if "solutions" in task.metadata:
             assert task.metadata["solutions"] == 1, f"{family} seed {task.seed}: {task.metadata['solutions']}"
+
+
+@pytest.mark.parametrize("family", sorted(set(FAMILIES) & set(JUDGES)))
+def test_family_mutations_are_wrong_by_our_judges(family: str) -> None:
+    """The contract tests trust each family's own wrong answers (``mutated_responses``); our
+    independent judge must agree that none of them is a valid answer."""
+    valid = []
+    for task in tasks(family):
+        for response in get(family).impl.mutated_responses(task, make_rng("mutations", 1, task.seed)):
+            extraction = extract_answer(response, max_chars=10**6)
+            if extraction.ok and extraction.text and judges.is_valid(task, extraction.text) is True:
+                valid.append(f"L{task.level} seed {task.seed}: {response[:200]!r}")
+    assert not valid, "a 'wrong' answer of the family is valid:\n" + "\n".join(valid)
