@@ -22,6 +22,8 @@ REWARD_ERRORS = Path(__file__).resolve().parent / "benchmarks" / "results" / "re
 CALIBRATION = DOCS / "calibration"
 EXAMPLE_LEVEL, EXAMPLE_SEED = 3, 0
 DUPLICATE_BOUND_FROM = 3  # the duplicate bound (1% of 2,000 tasks) holds from this level on
+# written by benchmarks/generation.py: our level 5 beside reasoning-gym's closest datasets
+GENERATION = Path(__file__).resolve().parent / "benchmarks" / "results" / "generation.json"
 
 
 def _cell(value: Any) -> str:
@@ -171,6 +173,37 @@ def render_family(
     return "\n".join(lines)
 
 
+def _speed_table(path: Path = GENERATION) -> list[str]:
+    """Milliseconds per task (CPU, mean over a fixed seed range) beside reasoning-gym, from the
+    stored comparisons that timed right, wrong and model-style answers (older ones are left out)."""
+    peers = json.loads(path.read_text()).get("peers", {}) if path.exists() else {}
+    rows = {key: row for key, row in peers.items() if "ours_over_theirs_speed" in row}
+    if not rows:
+        return []
+    lines = [
+        "Speed beside reasoning-gym (`benchmarks/generation.py`: mean CPU ms per task over the same seed range,",
+        "ours at level 5; verification of a right / wrong / model-style answer; ratio > 1: ours is faster):",
+        "",
+        "| family | reasoning-gym | generate ms (ours / theirs) | verify ms right | wrong | model-style |",
+        "|---|---|---|---|---|---|",
+    ]
+    for key, row in sorted(rows.items()):
+        ours, theirs, ratio = row["ours_level_5"], row["theirs"], row["ours_over_theirs_speed"]
+
+        def pair(a: dict[str, Any], b: dict[str, Any], r: float) -> str:
+            return f"{a['mean_ms']:.3g} / {b['mean_ms']:.3g} ({r:.2g}x)"
+
+        cells = [pair(ours["generation"], theirs["generation"], ratio["generation_mean"])]
+        for kind in ("right", "wrong", "model"):
+            cells.append(
+                pair(ours["verification"][kind], theirs["verification"][kind], ratio[f"verify_{kind}_mean"])
+            )
+        lines.append(
+            f"| `{key.split('~')[0]}` | `{row['reasoning_gym_dataset']}` | " + " | ".join(cells) + " |"
+        )
+    return ["", *lines]
+
+
 def render_catalog() -> str:
     names = families()
     header = [
@@ -187,6 +220,7 @@ def render_catalog() -> str:
         "paid and right answers refused under the red-team suite's attacks, verify time on hostile input,",
         "the mutation kill rate of code families and the best constant answer's score per level) are",
         "measured by `benchmarks/reward_errors.py` into `benchmarks/results/reward_errors.json`.",
+        *_speed_table(),
         "",
         "| family | domain | verifier | description |",
         "|---|---|---|---|",

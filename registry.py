@@ -332,6 +332,8 @@ def resolve_difficulty(
         level = 1
     if level is not None:
         level = check_level(level)
+        if not overrides:  # the level's own knobs: already built and validated at registration
+            return Difficulty(level=level, knobs=spec.levels[level].to_dict()), spec.levels[level]
         base = spec.levels[level].to_dict()
     else:
         base = {}

@@ -1,16 +1,28 @@
-"""Generation and verification throughput of every family, beside reasoning-gym's closest tasks.
+"""Generation and verification speed of every family, beside reasoning-gym's closest tasks.
 
-For each registered family and levels 1, 5, 10: tasks generated per second and reference
-answers verified per second, on one core (this process). Where reasoning-gym is installed,
-its closest datasets are timed in the same run (items built per second, answers scored per
-second) and the ratio ours/theirs is reported. Results: ``benchmarks/results/generation.json``.
+For each registered family and levels 1, 5, 10: every task of a fixed seed range (``--seeds``,
+default 0..29) is generated and timed one by one, so heavy tails count (a 2-second window
+would stop before them); the median and mean milliseconds per task are reported (CPU time of
+this process, and wall time). Each task's answers are then verified and timed by kind:
+
+- ``right``: the reference response;
+- ``wrong``: the family's own first wrong answer (``mutated_responses``), else a wrong number;
+- ``model``: the reference answer after a paragraph of reasoning, as a model writes it.
+
+Every right answer must be accepted and every wrong one rejected; a disagreement is reported.
+Where reasoning-gym is installed, its closest datasets are timed in the same run on the same
+number of items, fed real answers: an entry's ``answer``, or for datasets whose ``answer`` is
+``None`` (graph_color, propositional_logic; their scorer returns 0 at once for it) the valid
+answer its metadata carries; a wrong answer (the right one cut short, or a changed colour); and
+a model-style response put through reasoning-gym's own ``extract_answer``. The ratios
+ours/theirs are reported. Results: ``benchmarks/results/generation.json``.
 
 A run over every family rewrites the file. A run with ``--families`` merges into it: the named
 families' rows and peer comparisons are replaced, every other family's are kept, and the run is
 recorded under ``partial_runs`` (date, machine, families) so that mixed figures stay traceable.
 
     python benchmarks/generation.py                 # every family
-    python benchmarks/generation.py --families sudoku expression --seconds 1
+    python benchmarks/generation.py --families sudoku expression --seeds 10
 """
 
 from __future__ import annotations
@@ -19,15 +31,21 @@ import argparse
 import json
 import os
 import platform
+import statistics
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 import palaestra
 from palaestra.registry import get
 
 RESULTS = Path(__file__).resolve().parent / "results" / "generation.json"
 LEVELS = (1, 5, 10)
+KINDS = ("right", "wrong", "model")
+REASONING = "Let me work through this carefully, one step at a time, and check the result twice.\n"
 
 # palaestra family -> reasoning-gym datasets that pose the same kind of task
 PEERS: dict[str, list[str]] = {
@@ -48,78 +66,146 @@ PEERS: dict[str, list[str]] = {
 }
 
 
-def rate(work: Callable[[int], object], seconds: float, max_items: int) -> tuple[float, int, float]:
-    """Items per wall second and per CPU second of this process, of ``work(i)`` for i = 0, 1, ...
-    until ``seconds`` or ``max_items``. On a shared machine the CPU rate is the fairer figure
-    (it leaves out time spent waiting for a core) but misses work done in other processes."""
-    started, cpu_started = time.perf_counter(), time.process_time()
-    done = 0
-    while done < max_items and (done == 0 or time.perf_counter() - started < seconds):
-        work(done)
-        done += 1
-    cpu = max(time.process_time() - cpu_started, 1e-9)
-    return done / (time.perf_counter() - started), done, done / cpu
+def timed(work: Callable[[], Any]) -> tuple[Any, float, float]:
+    """``work()``'s result, CPU seconds and wall seconds."""
+    cpu, wall = time.process_time(), time.perf_counter()
+    result = work()
+    return result, time.process_time() - cpu, time.perf_counter() - wall
 
 
-def bench_family(name: str, seconds: float, max_items: int) -> dict[str, dict[str, object]]:
-    return {f"level_{level}": bench_level(name, level, seconds, max_items) for level in LEVELS}
-
-
-def bench_level(name: str, level: int, seconds: float, max_items: int) -> dict[str, object]:
-    impl = get(name).impl
-    tasks: list[palaestra.Task] = []
-    gen_rate, made, gen_cpu_rate = rate(
-        lambda i: tasks.append(palaestra.make_task(name, seed=i, level=level)), seconds, max_items
-    )
-    responses = [impl.reference_response(t) for t in tasks]
-    rejected: list[str] = []
-
-    def check(i: int) -> None:
-        k = i % len(tasks)
-        verdict = palaestra.verify(tasks[k], responses[k])
-        if not verdict.correct:  # reported, not raised: under heavy load a time limit can bite
-            rejected.append(f"seed {tasks[k].seed}: {verdict.reason[:200]} (error: {verdict.error})")
-
-    verify_rate, checked, _ = rate(check, seconds, max_items * 20)
-    row: dict[str, object] = {
-        "tasks_per_s": round(gen_rate, 2),
-        "tasks_per_cpu_s": round(gen_cpu_rate, 2),
-        "verifications_per_s": round(verify_rate, 1),
-        "tasks": made,
+def summary(cpu: list[float], wall: list[float]) -> dict[str, float]:
+    """Median and mean milliseconds (CPU and wall) and the rates they imply."""
+    mean_cpu, mean_wall = statistics.fmean(cpu), statistics.fmean(wall)
+    return {
+        "median_ms": round(1e3 * statistics.median(cpu), 4),
+        "mean_ms": round(1e3 * mean_cpu, 4),
+        "median_wall_ms": round(1e3 * statistics.median(wall), 4),
+        "mean_wall_ms": round(1e3 * mean_wall, 4),
+        "per_cpu_s": round(1 / max(mean_cpu, 1e-9), 2),
     }
-    if rejected:
-        row["reference_rejected"] = {"count": len(rejected), "of": checked, "first": rejected[0]}
-        print(
-            f"  WARNING {name} level {level}: {len(rejected)}/{checked} reference answers rejected: {rejected[0]}"
-        )
+
+
+def bench_family(name: str, seeds: int) -> dict[str, dict[str, object]]:
+    return {f"level_{level}": bench_level(name, level, seeds) for level in LEVELS}
+
+
+def our_responses(task: palaestra.Task) -> dict[str, str]:
+    impl = get(task.family).impl
+    right = impl.reference_response(task)
+    wrong = impl.mutated_responses(task, np.random.default_rng(task.seed))
+    return {"right": right, "wrong": wrong[0] if wrong else "<answer>-1</answer>", "model": REASONING + right}
+
+
+def bench_level(name: str, level: int, seeds: int) -> dict[str, object]:
+    gen_cpu, gen_wall, tasks = [], [], []
+    for seed in range(seeds):
+        task, cpu, wall = timed(lambda s=seed: palaestra.make_task(name, seed=s, level=level))
+        tasks.append(task)
+        gen_cpu.append(cpu)
+        gen_wall.append(wall)
+    verify: dict[str, tuple[list[float], list[float]]] = {kind: ([], []) for kind in KINDS}
+    disagreements: list[str] = []
+    for task in tasks:
+        for kind, response in our_responses(task).items():
+            verdict, cpu, wall = timed(lambda t=task, r=response: palaestra.verify(t, r))
+            verify[kind][0].append(cpu)
+            verify[kind][1].append(wall)
+            if verdict.correct != (kind != "wrong"):  # reported, not raised: a time limit can bite under load
+                disagreements.append(f"seed {task.seed} {kind}: {verdict.status}: {verdict.reason[:120]}")
+    generation = summary(gen_cpu, gen_wall)
+    row: dict[str, object] = {
+        "tasks": len(tasks),
+        "generation": generation,
+        "verification": {kind: summary(*verify[kind]) for kind in KINDS},
+        # the figures earlier runs stored, kept for readers of the file (from the means)
+        "tasks_per_s": round(1e3 / max(generation["mean_wall_ms"], 1e-6), 2),
+        "tasks_per_cpu_s": generation["per_cpu_s"],
+        "verifications_per_s": round(
+            1e3 / max(statistics.fmean(summary(*verify[k])["mean_wall_ms"] for k in KINDS), 1e-6), 1
+        ),
+    }
+    if disagreements:
+        row["disagreements"] = {"count": len(disagreements), "first": disagreements[0]}
+        print(f"  WARNING {name} level {level}: {len(disagreements)} verdicts disagree: {disagreements[0]}")
     return row
 
 
-def bench_peer(dataset: str, seconds: float, max_items: int) -> dict[str, float] | None:
+def peer_answers(entry: dict[str, Any]) -> dict[str, str] | None:
+    """A right, a wrong and a model-style answer for a reasoning-gym entry (None: no right one)."""
+    meta = entry.get("metadata", {})
+    right = entry.get("answer")
+    if right is None:
+        right = meta.get("possible_answer", meta.get("example_answer"))
+    if right is None:
+        return None
+    if isinstance(right, dict):  # a colouring: give the second vertex the first one's colour
+        keys = list(right)
+        wrong_map = dict(right)
+        if len(keys) > 1:
+            wrong_map[keys[1]] = right[keys[0]]
+        right, wrong = json.dumps(right), json.dumps(wrong_map)
+    else:
+        right = str(right)
+        cut = right.rstrip().rsplit(maxsplit=1)[0] if len(right.split()) > 1 else right + "1"
+        wrong = cut if cut != right else right + "1"
+    return {"right": right, "wrong": wrong, "model": REASONING + f"<answer>{right}</answer>"}
+
+
+def bench_peer(dataset: str, seeds: int) -> dict[str, object] | None:
     try:
         import reasoning_gym
+        from reasoning_gym.utils import extract_answer
     except ImportError:
         return None
-    size = max_items
-    started = time.perf_counter()
-    data = reasoning_gym.create_dataset(dataset, size=size, seed=1)
-    items = []
-    for i in range(size):
-        items.append(data[i])
-        if time.perf_counter() - started > seconds:
-            break
-    gen_rate = len(items) / (time.perf_counter() - started)
-
-    def score(i: int) -> None:
-        entry = items[i % len(items)]
-        data.score_answer(entry["answer"], entry)
-
-    verify_rate, _, _ = rate(score, seconds, max_items * 20)
+    data = reasoning_gym.create_dataset(dataset, size=seeds, seed=1)
+    gen_cpu, gen_wall, entries = [], [], []
+    for i in range(seeds):
+        entry, cpu, wall = timed(lambda i=i: data[i])
+        entries.append(entry)
+        gen_cpu.append(cpu)
+        gen_wall.append(wall)
+    verify: dict[str, tuple[list[float], list[float]]] = {kind: ([], []) for kind in KINDS}
+    scores: dict[str, list[float]] = {kind: [] for kind in KINDS}
+    for entry in entries:
+        answers = peer_answers(entry)
+        if answers is None:
+            continue
+        for kind, answer in answers.items():
+            if kind == "model":
+                work = lambda a=answer, e=entry: data.score_answer(extract_answer(a), e)  # noqa: E731
+            else:
+                work = lambda a=answer, e=entry: data.score_answer(a, e)  # noqa: E731
+            score, cpu, wall = timed(work)
+            verify[kind][0].append(cpu)
+            verify[kind][1].append(wall)
+            scores[kind].append(float(score))
+    if not verify["right"][0]:
+        return None
+    generation = summary(gen_cpu, gen_wall)
     return {
-        "tasks_per_s": round(gen_rate, 2),
-        "verifications_per_s": round(verify_rate, 1),
-        "tasks": len(items),
+        "tasks": len(entries),
+        "generation": generation,
+        "verification": {kind: summary(*verify[kind]) for kind in KINDS},
+        "mean_score": {kind: round(statistics.fmean(v), 3) for kind, v in scores.items()},
+        "tasks_per_s": round(1e3 / max(generation["mean_wall_ms"], 1e-6), 2),
     }
+
+
+def compare(ours: dict[str, Any], theirs: dict[str, Any]) -> dict[str, float]:
+    """ours/theirs speed ratios (> 1: we are faster) from mean and median CPU times."""
+
+    def ratio(a: float, b: float) -> float:
+        return round(b / max(a, 1e-9), 3)
+
+    out = {
+        "generation_mean": ratio(ours["generation"]["mean_ms"], theirs["generation"]["mean_ms"]),
+        "generation_median": ratio(ours["generation"]["median_ms"], theirs["generation"]["median_ms"]),
+    }
+    for kind in KINDS:
+        out[f"verify_{kind}_mean"] = ratio(
+            ours["verification"][kind]["mean_ms"], theirs["verification"][kind]["mean_ms"]
+        )
+    return out
 
 
 def machine_facts() -> dict[str, object]:
@@ -142,7 +228,8 @@ def merge_into_stored(stored: dict[str, object], fresh: dict[str, object]) -> di
     # a measured family's stored comparisons go: its fresh ones replace them (none if the
     # peer library is missing from this run)
     peers = {key: row for key, row in stored_peers.items() if key.split("~", 1)[0] not in measured}
-    run = {key: fresh[key] for key in ("date", "machine", "palaestra_version", "seconds_per_measurement")}
+    keys = ("date", "machine", "palaestra_version", "seconds_per_measurement", "seeds_per_measurement")
+    run = {key: fresh[key] for key in keys if key in fresh}  # seconds: runs before fixed seed ranges
     return {
         **stored,
         "families": {**stored.get("families", {}), **measured},  # type: ignore[dict-item]
@@ -156,8 +243,9 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--families", nargs="*", default=None, help="families to time (default: all)")
-    parser.add_argument("--seconds", type=float, default=2.0, help="time budget per measurement")
-    parser.add_argument("--max-items", type=int, default=500, help="cap on tasks per measurement")
+    parser.add_argument(
+        "--seeds", type=int, default=30, help="tasks per level: seeds 0..N-1 (peers: N items)"
+    )
     parser.add_argument("--out", type=Path, default=RESULTS, help="where to write the JSON results")
     args = parser.parse_args()
 
@@ -169,38 +257,31 @@ def main() -> None:
         "date": time.strftime("%Y-%m-%d", time.gmtime()),
         "machine": machine_facts(),
         "palaestra_version": palaestra.__version__,
-        "seconds_per_measurement": args.seconds,
+        "seeds_per_measurement": args.seeds,
         "families": {},
         "peers": {},
     }
-    print(f"{'family':<26}{'level':>6}{'tasks/s':>12}{'tasks/cpu-s':>12}{'verify/s':>12}")
+    print(f"{'family':<26}{'level':>6}{'gen median ms':>15}{'gen mean ms':>13}{'verify ms r/w/m':>24}")
     for name in names:
-        figures = bench_family(name, args.seconds, args.max_items)
+        figures = bench_family(name, args.seeds)
         results["families"][name] = figures  # type: ignore[index]
         for level, row in figures.items():
-            print(
-                f"{name:<26}{level[6:]:>6}{row['tasks_per_s']:>12.1f}{row['tasks_per_cpu_s']:>12.1f}"
-                f"{row['verifications_per_s']:>12.1f}"
-            )
+            gen = row["generation"]
+            verify_ms = "/".join(f"{row['verification'][kind]['mean_ms']:.3f}" for kind in KINDS)
+            print(f"{name:<26}{level[6:]:>6}{gen['median_ms']:>15.3f}{gen['mean_ms']:>13.3f}{verify_ms:>24}")
         for dataset in PEERS.get(name, []):
-            peer = bench_peer(dataset, args.seconds, args.max_items)
+            peer = bench_peer(dataset, args.seeds)
             if peer is None:
                 continue
             ours = figures["level_5"]
             comparison = {
                 "reasoning_gym_dataset": dataset,
                 "theirs": peer,
-                "ours_level_5": ours,
-                "ratio_tasks_per_s": round(ours["tasks_per_s"] / peer["tasks_per_s"], 3),
-                "ratio_verifications_per_s": round(
-                    ours["verifications_per_s"] / peer["verifications_per_s"], 3
-                ),
+                "ours_level_5": {k: ours[k] for k in ("tasks", "generation", "verification")},
+                "ours_over_theirs_speed": compare(ours, peer),
             }
             results["peers"][f"{name}~{dataset}"] = comparison  # type: ignore[index]
-            print(
-                f"  vs reasoning-gym {dataset}: {peer['tasks_per_s']:.1f} tasks/s, {peer['verifications_per_s']:.1f} "
-                f"verify/s -> ours/theirs {comparison['ratio_tasks_per_s']}x gen, {comparison['ratio_verifications_per_s']}x verify"
-            )
+            print(f"  vs reasoning-gym {dataset}: {comparison['ours_over_theirs_speed']}")
     if args.families and args.out.exists():
         stored = json.loads(args.out.read_text())
         results = merge_into_stored(stored, results)

@@ -84,13 +84,16 @@ def test_a_families_run_merges_into_the_file(
 ) -> None:
     out = tmp_path / "generation.json"
     out.write_text(json.dumps(_stored()))
-    argv = ["generation.py", "--families", "expression", "--seconds", "0.05", "--max-items", "3"]
+    argv = ["generation.py", "--families", "expression", "--seeds", "3"]
     monkeypatch.setattr(sys, "argv", [*argv, "--out", str(out)])
     generation.main()
     written = json.loads(out.read_text())
     assert list(written["families"]) == ["zebra", "sokoban", "expression"]
     assert set(written["families"]["expression"]) == {"level_1", "level_5", "level_10"}
-    assert written["families"]["expression"]["level_5"]["tasks"] >= 1
+    level_5 = written["families"]["expression"]["level_5"]
+    assert level_5["tasks"] == 3 and "disagreements" not in level_5
+    assert set(level_5["verification"]) == {"right", "wrong", "model"}
+    assert level_5["generation"]["median_ms"] > 0
     assert written["partial_runs"][-1]["families"] == ["expression"]
 
 
@@ -103,3 +106,28 @@ def test_unknown_family_is_refused_before_anything_is_written(
         generation.main()
     assert stop.value.code == 2
     assert not out.exists()
+
+
+def test_catalog_shows_only_comparisons_that_timed_every_answer_kind(generation, tmp_path: Path) -> None:
+    from palaestra.catalog import _speed_table
+
+    timing = {"median_ms": 1.0, "mean_ms": 2.0}
+    side = {"generation": timing, "verification": dict.fromkeys(generation.KINDS, timing)}
+    ratios = {"generation_mean": 3.0, **{f"verify_{k}_mean": 0.5 for k in generation.KINDS}}
+    stored = {
+        "peers": {
+            "sokoban~sokoban": {"ratio_tasks_per_s": 0.1},  # a 2-second-window figure: left out
+            "zebra~zebra_puzzles": {
+                "reasoning_gym_dataset": "zebra_puzzles",
+                "ours_level_5": side,
+                "theirs": side,
+                "ours_over_theirs_speed": ratios,
+            },
+        }
+    }
+    path = tmp_path / "generation.json"
+    path.write_text(json.dumps(stored))
+    table = _speed_table(path)
+    rows = [line for line in table if line.startswith("| `")]
+    assert rows == ["| `zebra` | `zebra_puzzles` | 2 / 2 (3x) | 2 / 2 (0.5x) | 2 / 2 (0.5x) | 2 / 2 (0.5x) |"]
+    assert _speed_table(tmp_path / "missing.json") == []

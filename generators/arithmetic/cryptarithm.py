@@ -60,14 +60,25 @@ class Solution:
 
 
 def solve(addends: list[str], result: str, limit: int = 2) -> Solution:
-    """Count solutions (up to ``limit``) by assigning letters column by column with carries."""
+    """Count solutions (up to ``limit``) by assigning letters column by column with carries.
+
+    Letters are numbered and their digits kept in a list (not a dict keyed by letter); the search
+    order, and so the node count and the first solution, are those of the plain version."""
     width = len(result)
     if any(len(w) > width for w in addends):
         return Solution(0, 0, None)
-    columns = [[w[-1 - c] for w in addends if c < len(w)] for c in range(width)]
-    leading = {w[0] for w in [*addends, result] if len(w) > 1}
-    assign: dict[str, int] = {}
+    letters = list(dict.fromkeys("".join([*addends, result])))
+    number = {letter: i for i, letter in enumerate(letters)}
+    columns = [[number[w[-1 - c]] for w in addends if c < len(w)] for c in range(width)]
+    distinct = [list(dict.fromkeys(col)) for col in columns]  # each column's letters, once, in order
+    below = [number[result[-1 - c]] for c in range(width)]  # the result's letter under column c
+    leading = [False] * len(letters)
+    for word in [*addends, result]:
+        if len(word) > 1:
+            leading[number[word[0]]] = True
+    value = [-1] * len(letters)  # -1: not assigned yet
     used = [False] * 10
+    path: list[int] = []  # letters in the order they were assigned (the first solution's order)
     state = Solution(0, 0, None)
 
     def column(c: int, carry: int) -> None:
@@ -77,32 +88,38 @@ def solve(addends: list[str], result: str, limit: int = 2) -> Solution:
             if carry == 0:
                 state.count += 1
                 if state.first is None:
-                    state.first = dict(assign)
+                    state.first = {letters[i]: value[i] for i in path}
             return
-        fill(c, carry, [ch for ch in dict.fromkeys(columns[c]) if ch not in assign], 0)
+        fill(c, carry, [i for i in distinct[c] if value[i] < 0], 0)
 
-    def fill(c: int, carry: int, free: list[str], k: int) -> None:
+    def fill(c: int, carry: int, free: list[int], k: int) -> None:
+        # (assignments are written out inline: this is the hot loop of generation)
         if k < len(free):
             letter = free[k]
-            for digit in range(1 if letter in leading else 0, 10):
+            path.append(letter)
+            for digit in range(1 if leading[letter] else 0, 10):
                 if not used[digit]:
                     state.nodes += 1
-                    assign[letter], used[digit] = digit, True
+                    value[letter], used[digit] = digit, True
                     fill(c, carry, free, k + 1)
-                    del assign[letter]
                     used[digit] = False
+            value[letter] = -1
+            path.pop()
             return
-        total = carry + sum(assign[ch] for ch in columns[c])
-        digit, letter = total % 10, result[-1 - c]
-        if letter in assign:
-            if assign[letter] == digit:
+        total = carry
+        for letter in columns[c]:
+            total += value[letter]
+        digit, letter = total % 10, below[c]
+        if value[letter] >= 0:
+            if value[letter] == digit:
                 column(c + 1, total // 10)
-        elif not used[digit] and not (digit == 0 and letter in leading):
+        elif not used[digit] and not (digit == 0 and leading[letter]):
             state.nodes += 1
-            assign[letter], used[digit] = digit, True
+            value[letter], used[digit] = digit, True
+            path.append(letter)
             column(c + 1, total // 10)
-            del assign[letter]
-            used[digit] = False
+            path.pop()
+            value[letter], used[digit] = -1, False
 
     column(0, 0)
     return state

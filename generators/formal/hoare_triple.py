@@ -16,6 +16,8 @@ checks, inherent to rejecting degenerate programs, are most of the cost.
 
 from __future__ import annotations
 
+import collections
+import threading
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,7 +25,7 @@ import numpy as np
 import z3
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
-from palaestra.generators.formal._common import VERIFY_TIMEOUT_MS, z3_effort
+from palaestra.generators.formal._common import VERIFY_TIMEOUT_MS, decide_valid, thread_context, z3_effort
 from palaestra.generators.formal.loop_invariant import ParseError, parse_invariant, tokenize
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
@@ -142,6 +144,54 @@ def check_equivalent(reference: str, text: str, timeout_ms: int = VERIFY_TIMEOUT
     return Verdict.right(parsed=text), effort
 
 
+_REFERENCES = threading.local()
+_CACHED_REFERENCES = 256
+
+
+def _parsed_reference(reference: str, ctx: z3.Context) -> z3.BoolRef:
+    """The weakest precondition parsed in ``ctx``, kept per thread: a group of responses to one
+    task parses it once (it is the longer half of the parsing, the larger half of the cost)."""
+    cache = getattr(_REFERENCES, "cache", None)
+    if cache is None or cache[0] is not ctx:
+        cache = _REFERENCES.cache = (ctx, collections.OrderedDict())
+    parsed = cache[1]
+    if reference in parsed:
+        parsed.move_to_end(reference)
+    else:
+        parsed[reference] = parse_invariant(reference, {v: z3.Int(v, ctx) for v in VARS})
+        if len(parsed) > _CACHED_REFERENCES:
+            parsed.popitem(last=False)
+    return parsed[reference]
+
+
+def verify_equivalent(reference: str, text: str, timeout_ms: int = VERIFY_TIMEOUT_MS) -> Verdict:
+    """The verdict on ``text``, decided in this thread's reused z3 context: equivalent, or which
+    way it errs (a decision, never a model: see ``thread_context``)."""
+    ctx = thread_context()
+    env = {v: z3.Int(v, ctx) for v in VARS}
+    try:
+        answer = parse_invariant(text, env)
+    except (ParseError, z3.Z3Exception) as exc:
+        return Verdict.bad_format(f"cannot read the precondition: {exc}")
+    ref = _parsed_reference(reference, ctx)
+    stronger = decide_valid(z3.Implies(answer, ref), timeout_ms)  # no state the wp forbids
+    weaker = decide_valid(z3.Implies(ref, answer), timeout_ms)  # no state the wp allows is lost
+    if "unknown" in (stronger, weaker):
+        return Verdict.timed_out(
+            reason="the verifier could not decide in time",
+            error="z3 gave up comparing the precondition with the weakest one",
+        )
+    if stronger == weaker == "valid":
+        return Verdict.right(parsed=text)
+    if stronger == "valid":
+        why = "too strong: it excludes states from which the program reaches the postcondition"
+    elif weaker == "valid":
+        why = "too weak: it admits states from which the program misses the postcondition"
+    else:
+        why = "too strong at some states and too weak at others"
+    return Verdict.wrong(f"not the weakest precondition ({why})", parsed=text)
+
+
 PROMPT = """Compute the weakest precondition of this program for the given postcondition. All \
 variables are mathematical integers; ":=" is assignment.
 
@@ -194,8 +244,7 @@ class HoareTriple(Family):
         if not extraction.ok or extraction.text is None:
             return Verdict.bad_format(extraction.error or "no answer")
         meta = dict(task.metadata)
-        verdict, _ = check_equivalent(wp(meta["program"], meta["post"]), extraction.text)
-        return verdict
+        return verify_equivalent(wp(meta["program"], meta["post"]), extraction.text)
 
     def solve_exact(self, task: Task) -> SolverRun:
         meta = dict(task.metadata)

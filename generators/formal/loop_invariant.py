@@ -23,7 +23,12 @@ import numpy as np
 import z3
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
-from palaestra.generators.formal._common import VERIFY_TIMEOUT_MS, prove_valid
+from palaestra.generators.formal._common import (
+    VERIFY_TIMEOUT_MS,
+    prove_valid,
+    thread_context,
+    verdict_on_conditions,
+)
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
 
@@ -264,10 +269,13 @@ def post_text(meta: dict[str, Any]) -> str:
     return f"{left} == {const} + {coef} * n"
 
 
-def conditions(meta: dict[str, Any], inv_text: str) -> list[tuple[str, z3.BoolRef, z3.Solver]]:
-    """The three verification conditions as (name, claim) in one fresh z3 context."""
+def conditions(
+    meta: dict[str, Any], inv_text: str, ctx: z3.Context | None = None
+) -> list[tuple[str, z3.BoolRef]]:
+    """The three verification conditions as (name, claim), in ``ctx`` (default: a fresh one,
+    so effort counts never depend on earlier calls)."""
     ctx_vars = _names(meta)
-    ctx = z3.Context()  # fresh per check: effort counts and z3 state never leak between calls
+    ctx = ctx or z3.Context()
     cur = {v: z3.Int(v, ctx) for v in ctx_vars}
     nxt = {v: z3.Int(v + "'", ctx) for v in ctx_vars}
     inv = parse_invariant(inv_text, cur)
@@ -314,6 +322,18 @@ def check_invariant(
                 reason="the verifier could not decide in time", error=f"z3 gave up checking {name}"
             ), effort
     return Verdict.right(parsed=inv_text), effort
+
+
+def verify_invariant(meta: dict[str, Any], inv_text: str, timeout_ms: int = VERIFY_TIMEOUT_MS) -> Verdict:
+    """The verdict on ``inv_text``, decided in this thread's reused z3 context: the reason names
+    the first condition that fails (no counterexample: see ``thread_context``)."""
+    try:
+        claims = conditions(meta, inv_text, thread_context())
+    except (ParseError, z3.Z3Exception) as exc:
+        return Verdict.bad_format(f"cannot read the invariant: {exc}")
+    return verdict_on_conditions(
+        claims, inv_text, fails="{name} fails", gives_up="z3 gave up checking {name}", timeout_ms=timeout_ms
+    )
 
 
 def reference_invariant(meta: dict[str, Any]) -> str:
@@ -390,8 +410,7 @@ class LoopInvariant(Family):
         extraction = extract_answer(response)
         if not extraction.ok or extraction.text is None:
             return Verdict.bad_format(extraction.error or "no answer")
-        verdict, _ = check_invariant(dict(task.metadata), extraction.text)
-        return verdict
+        return verify_invariant(dict(task.metadata), extraction.text)
 
     def solve_exact(self, task: Task) -> SolverRun:
         meta = dict(task.metadata)

@@ -22,7 +22,12 @@ import numpy as np
 import z3
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
-from palaestra.generators.formal._common import VERIFY_TIMEOUT_MS, prove_valid
+from palaestra.generators.formal._common import (
+    VERIFY_TIMEOUT_MS,
+    prove_valid,
+    thread_context,
+    verdict_on_conditions,
+)
 from palaestra.generators.formal.loop_invariant import ParseError, _Parser, tokenize
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
@@ -64,24 +69,20 @@ def render_guard(meta: dict[str, Any]) -> list[str]:
     return [f"{_linear(g, names)} < {b}" for g, b in zip(meta["guards"], meta["bounds"], strict=True)]
 
 
-def check_ranking(
-    meta: dict[str, Any], text: str, timeout_ms: int = VERIFY_TIMEOUT_MS
-) -> tuple[Verdict, float]:
+def ranking_claims(meta: dict[str, Any], text: str, ctx: z3.Context) -> list[tuple[str, z3.BoolRef]]:
+    """The two conditions on the ranking function ``text`` as (name, claim), built in ``ctx``;
+    raises ``ParseError`` (or ``z3.Z3Exception``) when the text is not one integer expression."""
     names = _names(meta["variables"])
-    ctx = z3.Context()
     cur = {v: z3.Int(v, ctx) for v in names}
     nxt = {v: z3.Int(v + "'", ctx) for v in names}
-    try:
-        parsers = [_Parser(tokenize(text), env) for env in (cur, nxt)]
-        terms = []
-        for parser in parsers:
-            if not parser.tokens:
-                raise ParseError("empty ranking function")
-            terms.append(parser.sum())
-            if parser.peek() is not None:
-                raise ParseError(f"unexpected {parser.peek()!r}: give one integer expression")
-    except (ParseError, z3.Z3Exception) as exc:
-        return Verdict.bad_format(f"cannot read the ranking function: {exc}"), 0.0
+    parsers = [_Parser(tokenize(text), env) for env in (cur, nxt)]
+    terms = []
+    for parser in parsers:
+        if not parser.tokens:
+            raise ParseError("empty ranking function")
+        terms.append(parser.sum())
+        if parser.peek() is not None:
+            raise ParseError(f"unexpected {parser.peek()!r}: give one integer expression")
     r, r_next = terms
     guard = z3.And(
         [
@@ -90,14 +91,26 @@ def check_ranking(
         ]
     )
     step = z3.And([nxt[v] == cur[v] + d for v, d in zip(names, meta["deltas"], strict=True)])
-    effort = 0.0
-    for name, claim in (
+    return [
         ("bounded (r >= 0 whenever the guard holds)", z3.Implies(guard, r >= 0)),
         (
             "decreasing (r drops by at least 1 each iteration)",
             z3.Implies(z3.And(guard, step), r_next <= r - 1),
         ),
-    ):
+    ]
+
+
+def check_ranking(
+    meta: dict[str, Any], text: str, timeout_ms: int = VERIFY_TIMEOUT_MS
+) -> tuple[Verdict, float]:
+    """The verdict with a counterexample, and z3's effort, from a fresh context (generation and
+    the reference solver: effort counts must not depend on earlier calls)."""
+    try:
+        claims = ranking_claims(meta, text, z3.Context())
+    except (ParseError, z3.Z3Exception) as exc:
+        return Verdict.bad_format(f"cannot read the ranking function: {exc}"), 0.0
+    effort = 0.0
+    for name, claim in claims:
         outcome, shown, spent = prove_valid(claim, timeout_ms)
         effort += spent
         if outcome == "counterexample":
@@ -107,6 +120,22 @@ def check_ranking(
                 reason="the verifier could not decide in time", error=f"z3 gave up checking that r is {name}"
             ), effort
     return Verdict.right(parsed=text), effort
+
+
+def verify_ranking(meta: dict[str, Any], text: str, timeout_ms: int = VERIFY_TIMEOUT_MS) -> Verdict:
+    """The verdict on ``text``, decided in this thread's reused z3 context: the reason names the
+    condition that fails (no counterexample: see ``thread_context``)."""
+    try:
+        claims = ranking_claims(meta, text, thread_context())
+    except (ParseError, z3.Z3Exception) as exc:
+        return Verdict.bad_format(f"cannot read the ranking function: {exc}")
+    return verdict_on_conditions(
+        claims,
+        text,
+        fails="not {name}",
+        gives_up="z3 gave up checking that r is {name}",
+        timeout_ms=timeout_ms,
+    )
 
 
 def planted_ranking(meta: dict[str, Any]) -> str:
@@ -182,8 +211,7 @@ class RankingFunction(Family):
         extraction = extract_answer(response)
         if not extraction.ok or extraction.text is None:
             return Verdict.bad_format(extraction.error or "no answer")
-        verdict, _ = check_ranking(dict(task.metadata), extraction.text)
-        return verdict
+        return verify_ranking(dict(task.metadata), extraction.text)
 
     def solve_exact(self, task: Task) -> SolverRun:
         meta = dict(task.metadata)

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
+
 import networkx as nx
+import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import palaestra
+from palaestra.generators.graphs import shortest_path as sp
 from palaestra.generators.graphs.shortest_path import parse_path
 
 SEEDS = st.integers(0, 2**63 - 1)
@@ -75,3 +79,40 @@ def test_weak_greedy_solver_fails_more_often_at_high_levels() -> None:
         return wins / 40
 
     assert solved(1) > solved(10)
+
+
+def _networkx_graph(knobs, rng: np.random.Generator) -> nx.Graph:
+    """The generator's graph drawn as it was before it left networkx (the oracle)."""
+    graph = nx.DiGraph() if knobs.directed else nx.Graph()
+    graph.add_nodes_from(range(knobs.nodes))
+
+    def add(u: int, v: int) -> None:
+        graph.add_edge(u, v, weight=int(rng.integers(knobs.weight_low, knobs.weight_high + 1)))
+
+    order = [int(v) for v in rng.permutation(knobs.nodes)]
+    for i in range(1, knobs.nodes):
+        u, v = order[int(rng.integers(i))], order[i]
+        add(u, v)
+        if knobs.directed:
+            add(v, u)
+    for _ in range(int(round(knobs.degree * knobs.nodes / 2))):
+        u, v = (int(x) for x in rng.choice(knobs.nodes, size=2, replace=False))
+        if not graph.has_edge(u, v):
+            add(u, v)
+    return graph
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), level=st.integers(1, 10))
+def test_own_searches_match_networkx_on_drawn_graphs(seed: int, level: int) -> None:
+    # the generator's own graph and searches must answer as the networkx ones they replaced
+    knobs = palaestra.get("shortest_path").levels[level]
+    graph = sp._random_graph(knobs, np.random.default_rng(seed))
+    reference = _networkx_graph(knobs, np.random.default_rng(seed))
+    assert graph.edges() == sorted([u, v, d["weight"]] for u, v, d in reference.edges(data=True))
+    source = seed % knobs.nodes
+    _, paths = nx.single_source_dijkstra(reference, source)
+    assert sp.path_hops(graph, source) == {t: len(p) - 1 for t, p in paths.items()}
+    for target in range(knobs.nodes):
+        shortest = nx.all_shortest_paths(reference, source, target, weight="weight")
+        assert sp._count_shortest(graph, source, target) == sum(1 for _ in itertools.islice(shortest, 1000))

@@ -9,6 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from palaestra.generators.puzzles import tower_of_hanoi as hanoi
+from palaestra.generators.puzzles._search import bfs, bfs_distance
 from palaestra.generators.puzzles.tower_of_hanoi import PEG_NAMES, canonical_hash, successors
 from palaestra.registry import get, make_task, verify
 
@@ -155,3 +157,31 @@ def test_weak_solver_falls_off_and_knob_checks():
     assert rate(1) > rate(6)
     with pytest.raises(ValueError):
         make_task("tower_of_hanoi", seed=0, disks=9, pegs=5)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    disks=st.integers(1, 6),
+    pegs=st.integers(3, 4),
+    rule=st.sampled_from(hanoi.RULES),
+    seed=st.integers(0, 2**32 - 1),
+    max_distance=st.integers(1, 80),
+)
+def test_layered_searches_match_the_one_state_at_a_time_ones(disks, pegs, rule, seed, max_distance) -> None:
+    rng = np.random.default_rng(seed)
+    moves = hanoi.allowed_moves(rule, pegs, rng)
+    backward = [[b, a] for a, b in moves]
+    start = tuple(int(x) for x in rng.integers(0, pegs, disks))
+    goal = tuple(int(x) for x in rng.integers(0, pegs, disks))
+    forward = hanoi._Layers(disks, pegs, moves)
+    start_id, goal_id = hanoi._encode(start, pegs), hanoi._encode(goal, pegs)
+    step = lambda s: hanoi.successors(s, moves)  # noqa: E731 - the tuple-state reference
+    expected = bfs_distance(start, goal, step, lambda s: hanoi.successors(s, backward), max_distance)
+    assert (
+        hanoi.distance(forward, hanoi._Layers(disks, pegs, backward), start_id, goal_id, max_distance)
+        == expected
+    )
+    reference = bfs(start, lambda s: s == goal, step)
+    assert hanoi.plan_bfs(forward, start_id, goal_id) == (reference.plan, reference.expanded)
+    ints = hanoi._int_successors(disks, pegs, moves)
+    assert [(m, hanoi._encode(s, pegs)) for m, s in step(start)] == ints(start_id)

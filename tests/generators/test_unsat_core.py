@@ -113,7 +113,9 @@ def test_pathological_submissions_are_bounded(monkeypatch) -> None:
     huge = "<answer>" + ", ".join(str(k) for k in range(1, 200_000)) + "</answer>"
     assert not verify(task, huge).format_ok
     assert not verify(task, "<answer>" + "9" * 50_000 + "</answer>").format_ok
-    # a solver that gives up is an error verdict, never a silent score
+    # a solver that gives up is an error verdict, never a silent score (z3 decides beyond
+    # TRUTH_TABLE_MAX_VARIABLES variables; the truth table never gives up)
+    monkeypatch.setattr(unsat_core, "TRUTH_TABLE_MAX_VARIABLES", 0)
     monkeypatch.setattr(unsat_core.CoreChecker, "status", lambda self, chosen: "unknown")
     verdict = verify(task, fmt(list(range(m))))
     assert verdict.error is not None and not verdict.correct
@@ -128,3 +130,26 @@ def test_weak_solver_answers_an_unsat_core_that_may_not_be_minimal(seed: int, le
     assert not brute_sat([meta["clauses"][k] for k in core], meta["variables"])
     run = IMPL.solve_weak(task)
     assert verify(task, run.response).correct == brute_is_mus(meta["clauses"], meta["variables"], core)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(2, 6),
+    data=st.data(),
+)
+def test_truth_table_check_gives_the_z3_checks_verdicts(n: int, data) -> None:
+    literal = st.integers(1, n).flatmap(lambda v: st.sampled_from((v, -v)))
+    clauses = data.draw(st.lists(st.lists(literal, min_size=1, max_size=3), min_size=1, max_size=12))
+    clauses.append([n])  # every variable index up to n occurs
+    chosen = data.draw(st.lists(st.integers(0, len(clauses) - 1), min_size=1, unique=True))
+    by_table = unsat_core.check_mus_by_truth_table(clauses, chosen, n)
+    checker = unsat_core.CoreChecker(clauses)  # the z3 path, in a fresh context
+    if checker.status(chosen) == "sat":
+        expected = "the chosen clauses are satisfiable together"
+    else:
+        redundant = [k for k in chosen if checker.status([c for c in chosen if c != k]) == "unsat"]
+        expected = (
+            f"not minimal: still unsatisfiable without clause {redundant[0] + 1}" if redundant else "correct"
+        )
+    assert by_table.reason == expected
+    assert by_table.correct == brute_is_mus(clauses, n, chosen)

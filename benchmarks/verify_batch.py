@@ -1,0 +1,243 @@
+"""A trainer-sized verification batch: serial ``verify`` against ``verify_many`` on 1 and all cores.
+
+The batch: ``--size`` responses (1,024) over every registered family (levels 1-10 in turn), 25%
+right (the reference response) and 75% wrong (the family's own wrong answers, then model-style
+ones: a wrong number, a truncated response, no answer at all), of which ``--hang-share`` (2%)
+are programs that never end (``while True: pass``) submitted to the code families that run
+programs. Timed warm (the worker pools and the sandbox started beforehand):
+
+- serial: ``[palaestra.verify(t, r) ...]`` in this process, one after another;
+- ``verify_many(workers=1)`` and ``verify_many(workers=all cores)``;
+- the same batch with the hanging programs replaced by quickly wrong ones, serially and on all
+  cores, so that what the hangs add is measured rather than assumed.
+
+Reported: wall seconds, whether every verdict equals the serial one, the cost per domain (serial
+wall seconds), the CPU spent by verify_many's parent and workers against the serial CPU
+(the overhead share), and the load average around each run (the machine is shared). Results:
+``benchmarks/results/verify_batch.json``.
+
+    nice -n 5 python benchmarks/verify_batch.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+import palaestra
+from palaestra import batch
+from palaestra.registry import get
+from palaestra.sandbox.executor import available_cores
+
+RESULTS = Path(__file__).resolve().parent / "results" / "verify_batch.json"
+HANGS = {  # family -> a program that never ends, in the family's answer format
+    "algorithmic_coding": "<answer>\ndef solve(data):\n    while True:\n        pass\n</answer>",
+    "function_induction": "<answer>\ndef f(xs):\n    while True:\n        pass\n</answer>",
+    "bug_repair": "<answer>\ndef f(xs):\n    while True:\n        pass\n</answer>",
+}
+QUICKLY_WRONG = {
+    "algorithmic_coding": "<answer>\ndef solve(data):\n    return ''\n</answer>",
+    "function_induction": "<answer>\ndef f(xs):\n    return []\n</answer>",
+    "bug_repair": "<answer>\ndef f(xs):\n    return []\n</answer>",
+}
+
+
+def wrong_response(task: palaestra.Task, k: int, rng: np.random.Generator) -> str:
+    """One of the family's own wrong answers, or a model-style one, in turn."""
+    impl = get(task.family).impl
+    mutated = impl.mutated_responses(task, rng)
+    reference = impl.reference_response(task)
+    choices = [
+        *mutated[:2],
+        "<answer>42</answer>",
+        reference[: len(reference) // 2],  # cut off mid-answer
+        "Let me think step by step. I am not sure, so I will stop here.",
+    ]
+    return choices[k % len(choices)]
+
+
+def build_batch(size: int, hang_share: float, seed: int = 0) -> tuple[list, list[str], list[str]]:
+    """(tasks, responses, kinds) with kinds in right / wrong / hang."""
+    rng = np.random.default_rng(seed)
+    names = palaestra.families()
+    tasks, responses, kinds = [], [], []
+    for i in range(size):
+        family = names[i % len(names)]
+        level = 1 + (i // len(names)) % 10
+        task = palaestra.make_task(family, seed=seed * 100_000 + i, level=level)
+        right = rng.random() < 0.25
+        response = get(family).impl.reference_response(task) if right else wrong_response(task, i, rng)
+        tasks.append(task)
+        responses.append(response)
+        kinds.append("right" if right else "wrong")
+    candidates = [i for i, t in enumerate(tasks) if t.family in HANGS]
+    for i in rng.choice(candidates, size=min(round(size * hang_share), len(candidates)), replace=False):
+        responses[i], kinds[i] = HANGS[tasks[i].family], "hang"
+    return tasks, responses, kinds
+
+
+def cpu_limit(task: palaestra.Task) -> float:
+    """The CPU limit the family gives the submitted program (seconds)."""
+    return float(task.difficulty.knobs.get("time_limit_s", 3.0))
+
+
+def worker_cpu_seconds(workers: int) -> float:
+    """CPU seconds used so far by the worker processes of the pool of ``workers``."""
+    pool = batch._POOLS.get(workers)
+    total = 0.0
+    for worker in pool.workers if pool else ():
+        if worker.proc is None:
+            continue
+        try:
+            with open(f"/proc/{worker.proc.pid}/stat", "rb") as f:
+                fields = f.read().rpartition(b")")[2].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except OSError:
+            pass
+    return total
+
+
+def run_serial(tasks: list, responses: list[str]) -> tuple[list, dict[str, float], list[float]]:
+    started, cpu = time.perf_counter(), time.process_time()
+    verdicts, walls = [], []
+    for task, response in zip(tasks, responses, strict=True):
+        t0 = time.perf_counter()
+        verdicts.append(palaestra.verify(task, response))
+        walls.append(time.perf_counter() - t0)
+    figures = {"wall_s": time.perf_counter() - started, "cpu_s": time.process_time() - cpu}
+    return verdicts, figures, walls
+
+
+def run_many(tasks: list, responses: list[str], workers: int) -> tuple[list, dict[str, float]]:
+    before_workers = worker_cpu_seconds(workers)
+    started, cpu = time.perf_counter(), time.process_time()
+    verdicts = batch.verify_many(tasks, responses, workers=workers)
+    figures = {
+        "wall_s": time.perf_counter() - started,
+        "parent_cpu_s": time.process_time() - cpu,
+        "workers_cpu_s": worker_cpu_seconds(workers) - before_workers,
+    }
+    return verdicts, figures
+
+
+def rounded(figures: dict[str, float]) -> dict[str, float]:
+    return {k: round(v, 3) for k, v in figures.items()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--size", type=int, default=1024)
+    parser.add_argument("--hang-share", type=float, default=0.02)
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args()
+
+    cores = available_cores()
+    tasks, responses, kinds = build_batch(args.size, args.hang_share)
+    hang_free = [
+        QUICKLY_WRONG[t.family] if k == "hang" else r for t, r, k in zip(tasks, responses, kinds, strict=True)
+    ]
+    hangs = [i for i, k in enumerate(kinds) if k == "hang"]
+    print(
+        f"{len(tasks)} responses, {len(set(t.family for t in tasks))} families, {len(hangs)} hanging programs"
+    )
+
+    # warm up: every family's verifier, the sandbox and both worker pools
+    warm = {t.family: (t, r) for t, r in zip(tasks, hang_free, strict=True)}
+    warm_tasks, warm_responses = zip(*warm.values(), strict=True)
+    for w in sorted({1, cores}):
+        batch.verify_many(warm_tasks, warm_responses, workers=w)
+    for t, r in warm.values():
+        palaestra.verify(t, r)
+
+    runs: dict[str, dict[str, float]] = {}
+    loads: dict[str, float] = {}
+    loads["serial"] = os.getloadavg()[0]
+    serial, runs["serial"], walls = run_serial(tasks, responses)
+    print(f"serial: {runs['serial']['wall_s']:.1f} s")
+    equal = {}
+    for w in sorted({1, cores}):
+        name = f"verify_many_{w}_workers"
+        loads[name] = os.getloadavg()[0]
+        verdicts, runs[name] = run_many(tasks, responses, w)
+        equal[name] = verdicts == serial
+        print(f"{name}: {runs[name]['wall_s']:.1f} s, verdicts equal serial: {equal[name]}")
+    loads["serial_without_hangs"] = os.getloadavg()[0]
+    _, runs["serial_without_hangs"], _ = run_serial(tasks, hang_free)
+    name = f"verify_many_{cores}_workers_without_hangs"
+    loads[name] = os.getloadavg()[0]
+    _, runs[name] = run_many(tasks, hang_free, cores)
+
+    per_domain: dict[str, float] = defaultdict(float)
+    count: dict[str, int] = defaultdict(int)
+    for task, wall in zip(tasks, walls, strict=True):
+        domain = get(task.family).domain
+        per_domain[domain] += wall
+        count[domain] += 1
+    sandboxed = sum(w for t, w in zip(tasks, walls, strict=True) if batch.runs_programs(get(t.family)))
+    all_cores = f"verify_many_{cores}_workers"
+    many = runs[all_cores]
+    serial_checks_cpu = runs["serial"]["cpu_s"]  # this process only: sandbox programs run elsewhere
+    limit = max((cpu_limit(tasks[i]) for i in hangs), default=0.0)
+    results = {
+        "date": time.strftime("%Y-%m-%d", time.gmtime()),
+        "cores": cores,
+        "batch": {
+            "size": len(tasks),
+            "families": len({t.family for t in tasks}),
+            "right": kinds.count("right"),
+            "wrong": kinds.count("wrong"),
+            "hanging_programs": len(hangs),
+            "hang_cpu_limits_s": sorted(cpu_limit(tasks[i]) for i in hangs),
+        },
+        "load_average_at_start_of_run": {k: round(v, 1) for k, v in loads.items()},
+        "runs": {k: rounded(v) for k, v in runs.items()},
+        "verdicts_equal_serial": equal,
+        "speedup_vs_serial": {
+            k: round(runs["serial"]["wall_s"] / v["wall_s"], 2)
+            for k, v in runs.items()
+            if k.startswith("verify_many")
+        },
+        "hangs": {
+            "largest_cpu_limit_s": limit,
+            "added_wall_s_serial": round(
+                runs["serial"]["wall_s"] - runs["serial_without_hangs"]["wall_s"], 2
+            ),
+            "added_wall_s_verify_many_all_cores": round(
+                many["wall_s"] - runs[f"verify_many_{cores}_workers_without_hangs"]["wall_s"], 2
+            ),
+        },
+        "serial_wall_s_per_domain": {
+            d: {
+                "total_s": round(per_domain[d], 3),
+                "responses": count[d],
+                "ms_each": round(1e3 * per_domain[d] / count[d], 2),
+            }
+            for d in sorted(per_domain)
+        },
+        "serial_wall_s_sandboxed_families": round(sandboxed, 2),
+        "overhead": {
+            "serial_in_process_cpu_s": round(serial_checks_cpu, 3),
+            "verify_many_cpu_s": round(many["parent_cpu_s"] + many["workers_cpu_s"], 3),
+            "share": round(
+                1 - serial_checks_cpu / max(many["parent_cpu_s"] + many["workers_cpu_s"], 1e-9), 3
+            ),
+            "note": "share = 1 - serial CPU / verify_many CPU (parent + workers); sandbox programs excluded from both",
+        },
+    }
+    print(json.dumps({k: results[k] for k in ("speedup_vs_serial", "hangs", "overhead")}, indent=1))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(results, indent=2) + "\n")
+    print(f"wrote {os.path.relpath(args.out)}")
+    batch.shutdown()
+
+
+if __name__ == "__main__":
+    main()
