@@ -185,13 +185,16 @@ def measure_family(family: str, seeds: int, levels: tuple[int, ...] = LEVELS) ->
         "right_responses": sum(right.values()),
         "refused": sum(refused.values()),
         "false_negative_rate": _rate(sum(refused.values()), sum(right.values())),
+        # a near miss or exploit that our judge finds valid is a right answer: counted under "right"
         "by_class": {
-            cls: {"responses": n, "paid": paid[cls], "rate": _rate(paid[cls], n)}
-            for cls, n in sorted(wrong.items())
-        }
-        | {
-            cls: {"responses": n, "refused": refused[cls], "rate": _rate(refused[cls], n)}
-            for cls, n in sorted(right.items())
+            "wrong": {
+                cls: {"responses": n, "paid": paid[cls], "rate": _rate(paid[cls], n)}
+                for cls, n in sorted(wrong.items())
+            },
+            "right": {
+                cls: {"responses": n, "refused": refused[cls], "rate": _rate(refused[cls], n)}
+                for cls, n in sorted(right.items())
+            },
         },
         "per_level": {
             k: {n: v[n] for n in ("wrong", "paid", "right", "refused")} for k, v in per_level.items()
@@ -215,20 +218,25 @@ def _rate(part: int, whole: int) -> float | None:
 
 
 def summary(families: dict[str, Any]) -> dict[str, Any]:
-    by_class: dict[str, Counter[str]] = {}
+    totals: dict[str, dict[str, Counter[str]]] = {"wrong": {}, "right": {}}
     for row in families.values():
-        for cls, cell in row["by_class"].items():
-            tally = by_class.setdefault(cls, Counter())
-            tally["responses"] += cell["responses"]
-            tally["errors"] += cell.get("paid", cell.get("refused", 0))
+        for side, classes in row["by_class"].items():
+            errors = "paid" if side == "wrong" else "refused"
+            for cls, cell in classes.items():
+                tally = totals[side].setdefault(cls, Counter())
+                tally["responses"] += cell["responses"]
+                tally[errors] += cell[errors]
     return {
         "families": len(families),
         "families_paying_wrong_answers": sorted(f for f, r in families.items() if r["paid"]),
         "families_refusing_right_answers": sorted(f for f, r in families.items() if r["refused"]),
         "families_with_verifier_failures": sorted(f for f, r in families.items() if r["verifier_failures"]),
         "by_class": {
-            cls: {**dict(t), "rate": _rate(t["errors"], t["responses"])}
-            for cls, t in sorted(by_class.items())
+            side: {
+                cls: {**dict(t), "rate": _rate(t["paid" if side == "wrong" else "refused"], t["responses"])}
+                for cls, t in sorted(classes.items())
+            }
+            for side, classes in totals.items()
         },
         "max_hostile_verify_s": max((r["max_hostile_verify_s"] for r in families.values()), default=None),
     }

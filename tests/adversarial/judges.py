@@ -91,10 +91,6 @@ def _squash(text: str) -> str:
 _INT = r"[+-]?\d+"
 
 
-def _ints(text: str) -> list[int]:
-    return [int(t) for t in re.findall(_INT, text)]
-
-
 def _assignment(text: str, names: list[str], values: str = "bool") -> dict[str, Any]:
     """``x1=true, x2=false`` (or ``x1 = 3``) with every name exactly once; ValueError otherwise."""
     out: dict[str, Any] = {}
@@ -1211,11 +1207,12 @@ def _polynomial(text: str) -> dict[int, int]:
     if "".join(sign + digits + var for sign, digits, var, _ in terms) != compact:
         raise ValueError("not a polynomial in x")
     out: dict[int, int] = {}
-    for sign, digits, var, power in terms:
+    written = [t for t in terms if t[1] or t[2] or t[0]]
+    if any(not sign for sign, _, _, _ in written[1:]):
+        raise ValueError("terms must be joined by + or -")
+    for sign, digits, var, power in written:
         if not digits and not var:
-            if sign:
-                raise ValueError("a sign without a term")
-            continue
+            raise ValueError("a sign without a term")
         coefficient = int(digits) if digits else 1
         degree = (int(power) if power else 1) if var else 0
         out[degree] = out.get(degree, 0) + (-coefficient if sign == "-" else coefficient)
@@ -1241,7 +1238,7 @@ def _bool_value(node: ast.AST, env: dict[str, int]) -> int:
 
 @judge("minesweeper")
 def _minesweeper(task: Task, text: str) -> bool:
-    row, col = _ints(text)
+    row, col = map(int, re.fullmatch(r"\s*\(\s*(\d+)\s*,\s*(\d+)\s*\)\s*", text).groups())
     return (row, col) in _safe_cells(task)
 
 

@@ -758,7 +758,7 @@ KNOWN_FAILURES: dict[tuple[str, str, str], str] = {
         "right",
         "kakuro",
         "rewriting",
-    ): "finding 5: a <think> block holding an earlier answer makes the final tag unparseable",
+    ): "finding 5: a <think> block holding an earlier answer makes the final tag unparseable; finding 20: Row k: labels on the rows are refused",
     (
         "right",
         "knights_knaves",
@@ -1242,6 +1242,11 @@ KNOWN_FAILURES: dict[tuple[str, str, str], str] = {
     (
         "wrong",
         "knights_knaves",
+        "near_miss",
+    ): "finding 17: a negated role ('Zoe: ¬knight', 'Zoe: !knight', 'Zoe ≠ knight') is read as the role",
+    (
+        "wrong",
+        "knights_knaves",
         "two_answers",
     ): "finding 1: a tag plus a contradicting Answer:/Final answer:/**Answer:** line (or a box plus one) is paid",
     (
@@ -1409,6 +1414,11 @@ KNOWN_FAILURES: dict[tuple[str, str, str], str] = {
         "output_prediction",
         "format",
     ): "finding 3: an answer only inside a <think> block is paid; finding 4: an answer only inside an HTML comment is paid",
+    (
+        "wrong",
+        "output_prediction",
+        "near_miss",
+    ): "finding 18: a printed value of another type is paid (True for 1, False for 0)",
     (
         "wrong",
         "output_prediction",
@@ -1644,6 +1654,11 @@ KNOWN_FAILURES: dict[tuple[str, str, str], str] = {
         "syllogisms",
         "two_answers",
     ): "finding 1: a tag plus a contradicting Answer:/Final answer:/**Answer:** line (or a box plus one) is paid",
+    (
+        "wrong",
+        "symbolic_calculus",
+        "certificate_exploit",
+    ): "finding 19: an antiderivative plus C*x is paid (C set to 0 wherever it appears)",
     (
         "wrong",
         "symbolic_calculus",

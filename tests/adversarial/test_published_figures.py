@@ -33,11 +33,13 @@ def test_every_family_is_measured() -> None:
 @pytest.mark.parametrize("family", sorted(STORED))
 def test_stored_records_add_up(family: str) -> None:
     row = STORED[family]
-    by_class = row["by_class"]
-    assert row["paid"] == sum(c.get("paid", 0) for c in by_class.values())
-    assert row["refused"] == sum(c.get("refused", 0) for c in by_class.values())
-    assert row["wrong_responses"] == sum(c["responses"] for c in by_class.values() if "paid" in c)
+    wrong, right = row["by_class"]["wrong"], row["by_class"]["right"]
+    assert row["paid"] == sum(c["paid"] for c in wrong.values())
+    assert row["refused"] == sum(c["refused"] for c in right.values())
+    assert row["wrong_responses"] == sum(c["responses"] for c in wrong.values())
+    assert row["right_responses"] == sum(c["responses"] for c in right.values())
     assert row["paid"] == sum(v["paid"] for v in row["per_level"].values())
+    assert row["refused"] == sum(v["refused"] for v in row["per_level"].values())
     if row["wrong_responses"]:
         assert row["false_positive_rate"] == pytest.approx(row["paid"] / row["wrong_responses"], abs=1e-6)
 

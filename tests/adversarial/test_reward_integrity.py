@@ -63,11 +63,15 @@ def _expected_status(v) -> str:
 
 @pytest.mark.parametrize("family,cls", _cases("wrong", WRONG_CLASSES))
 def test_wrong_answers_are_not_paid(family: str, cls: str) -> None:
+    """Responses known to be wrong get reward < 1. An edit that our judge finds valid after all
+    (two independent moves of a plan swapped, a dump that reads as one formula) must be paid."""
     problems = []
     for outcome in outcomes(family, cls):
         v = outcome.verdict
         if outcome.attack.must_fail is True and (v.correct or v.reward >= 1.0):
             problems.append(f"PAID: {outcome.describe()}")
+        if outcome.attack.must_fail is False and not v.correct:
+            problems.append(f"REFUSED (valid by our judge): {outcome.describe()}")
         problems += _consistent(outcome)
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:20])
 
