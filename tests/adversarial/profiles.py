@@ -166,7 +166,7 @@ def _sql_text(task: Task, answer: str) -> list[str]:
 
 
 def _formula_text(task: Task, answer: str) -> list[str]:
-    return [f"({answer})", f"({answer}) && ({answer})"]
+    return [f"({answer})", f"!(!({answer}))"]
 
 
 def _regex_text(task: Task, answer: str) -> list[str]:
