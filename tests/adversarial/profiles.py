@@ -180,9 +180,9 @@ def _ranking_text(task: Task, answer: str) -> list[str]:
 def _calculus_text(task: Task, answer: str) -> list[str]:
     import sympy
 
-    from .judges import _sympy_expr
+    from .judges.certificates import sympy_expr
 
-    expr = _sympy_expr(answer, [task.metadata["variable"], "C"])
+    expr = sympy_expr(answer, [task.metadata["variable"], "C"])
     forms = [str(sympy.expand(expr)).replace("**", "^")]
     if task.metadata["mode"] == "antiderivative":
         forms.append(f"{answer} + 7")
