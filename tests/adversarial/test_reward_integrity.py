@@ -20,7 +20,7 @@ from . import judges
 from .attacks import RIGHT_CLASSES, WRONG_CLASSES
 from .cases import outcomes, tasks
 from .judges import JUDGES
-from .known import KNOWN_FAILURES
+from .known import reason
 from .profiles import PROFILES
 
 FAMILIES = palaestra.families()
@@ -34,8 +34,8 @@ def _cases(test: str, classes: tuple[str, ...]) -> list:
     params = []
     for family in FAMILIES:
         for cls in classes:
-            reason = KNOWN_FAILURES.get((test, family, cls))
-            marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+            why = reason((test, family, cls))
+            marks = [pytest.mark.xfail(strict=True, reason=why)] if why else []
             params.append(pytest.param(family, cls, id=f"{family}-{cls}", marks=marks))
     return params
 
