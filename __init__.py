@@ -41,12 +41,13 @@ def make(family: str, **kwargs: Any):  # -> gymnasium.Env
 
 def _register_envs() -> None:
     # Importing palaestra registers every family's and game's Gymnasium id (palaestra/Sudoku-v0, ...).
-    from palaestra.envs import debugging
+    from palaestra.envs import debugging, register_wrappers
     from palaestra.envs.games import register_games
     from palaestra.registry import discover
 
     discover()
     register_games()
+    register_wrappers()
     debugging.register()
 
 

@@ -138,6 +138,12 @@ def write(record: dict[str, Any], out_dir: Path) -> Path:
     return path
 
 
+def default_out() -> Path:
+    """docs/calibration of a source checkout; an installed package never writes into itself."""
+    source_checkout = (Path(__file__).resolve().parent / "pyproject.toml").is_file()
+    return DEFAULT_OUT if source_checkout else Path.cwd() / "calibration"
+
+
 def run_cli(args: argparse.Namespace) -> int:
     names = families() if args.all else args.families
     if not names:
@@ -148,7 +154,7 @@ def run_cli(args: argparse.Namespace) -> int:
         raise ValueError(f"--seeds must be positive, got {args.seeds}")
     for name in names:
         print(f"calibrating {name} over {args.seeds} seeds per level", file=sys.stderr)
-        path = write(calibrate(name, args.seeds), args.out)
+        path = write(calibrate(name, args.seeds), args.out or default_out())
         print(f"wrote {path}")
     return 0
 
@@ -158,5 +164,10 @@ def add_cli(subparsers: Any) -> None:
     p.add_argument("families", nargs="*", help="family names")
     p.add_argument("--all", action="store_true", help="calibrate every registered family")
     p.add_argument("--seeds", type=int, default=200, help="seeds per level (default 200)")
-    p.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output folder (default docs/calibration)")
+    p.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="output folder (default: docs/calibration in a source checkout, else ./calibration)",
+    )
     p.set_defaults(run=run_cli)

@@ -12,15 +12,56 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
 
 # Modules that add subcommands: each defines add_cli(subparsers). Imported lazily so that
 # `palaestra list` never pays for torch or datasets.
-COMMAND_MODULES: list[str] = ["palaestra.calibration", "palaestra.catalog", "palaestra.export", "palaestra.agents.eval", "palaestra.agents.cli"]
+COMMAND_MODULES: list[str] = [
+    "palaestra.calibration",
+    "palaestra.catalog",
+    "palaestra.export",
+    "palaestra.agents.eval",
+    "palaestra.agents.cli",
+    "palaestra.server",
+]
 
 EXIT_USAGE = 2
+EXIT_BROKEN_PIPE = 141  # what a shell reports for a process killed by SIGPIPE (128 + 13)
+
+# Optional imports a command may need -> the extra that installs them (for a one-line hint).
+EXTRA_OF_MODULE: dict[str, str] = {
+    "yaml": "datasets",
+    "pyarrow": "datasets",
+    "datasets": "datasets",
+    "huggingface_hub": "datasets",
+    "tqdm": "datasets",
+    "matplotlib": "datasets",
+    "ray": "ray",
+    "torch": "train",
+    "transformers": "train",
+    "tokenizers": "train",
+    "safetensors": "train",
+    "accelerate": "train",
+    "trl": "train",
+    "fastapi": "server",
+    "uvicorn": "server",
+    "starlette": "server",
+    "websockets": "server",
+    "pettingzoo": "pettingzoo",
+}
+
+# Optional modules each command needs, checked before any work starts (a calibration run must not
+# fail at its final plot, an export not after generating).
+COMMAND_NEEDS: dict[str, tuple[str, ...]] = {
+    "export": ("pyarrow", "datasets"),
+    "verify-dataset": ("pyarrow",),
+    "calibrate": ("matplotlib",),
+    "eval": ("pyarrow", "matplotlib"),
+    "serve": ("fastapi", "uvicorn"),
+}
 
 
 class CommandError(Exception):
@@ -107,8 +148,16 @@ def cmd_sample(args: argparse.Namespace) -> int:
         return 0
     print(task.prompt)
     if args.show_answer:
-        print(f"\n--- reference answer ---\n{task.answer}")
+        # The reference response, exactly as `palaestra check --answer` accepts it (never a repr).
+        print(f"\n--- reference answer ---\n{reference_text(task)}")
     return 0
+
+
+def reference_text(task: Any) -> str:
+    """The family's reference response for ``task``: text that its verifier accepts."""
+    from palaestra.registry import get
+
+    return get(task.family).impl.reference_response(task)
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -180,17 +229,63 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``palaestra`` console script; returns the exit status."""
     try:
         args = build_parser().parse_args(argv)
-        return int(args.run(args) or 0)
+        for module in COMMAND_NEEDS.get(args.command, ()):
+            importlib.import_module(module)  # ImportError -> one line naming the extra
+        status = int(args.run(args) or 0)
+        sys.stdout.flush()  # a closed pipe must fail here, inside the handler, not at exit
+        return status
     except CommandError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except (ValueError, FileNotFoundError, PermissionError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except ImportError as exc:
+        print(f"error: {missing_extra_message(exc)}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        return _quiet_broken_pipe()
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
 
 
+def missing_extra_message(exc: ImportError) -> str:
+    """One line naming the extra that installs the missing module."""
+    module = (exc.name or "").split(".")[0]
+    extra = EXTRA_OF_MODULE.get(module)
+    if extra is None:
+        return f"cannot import {module or exc}: {exc}"
+    return (
+        f"this command needs {module!r}, which the core install leaves out: pip install 'palaestra[{extra}]'"
+    )
+
+
+def _quiet_broken_pipe() -> int:
+    # The reader went away (`palaestra list | head`): stop quietly, as Unix tools do. Point stdout
+    # at /dev/null so the interpreter's final flush does not raise a second BrokenPipeError.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return EXIT_BROKEN_PIPE
+
+
+def entry() -> None:
+    """The console script: ``main``, and on Ctrl-C an immediate exit.
+
+    Workers are already stopped when ``main`` returns 130; what is left is the interpreter's
+    teardown of sympy, z3 and pyarrow, seconds on a loaded machine, which Ctrl-C should not wait
+    for. In-process callers of ``main`` (tests, notebooks) are never cut short.
+    """
+    status = main()
+    if status == 130:
+        import gc
+
+        gc.collect()  # the stopped worker pool's semaphores are released by their finalizers
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
+    sys.exit(status)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()

@@ -7,7 +7,7 @@ dataset version::
     seed: 1234
     version: 1
     splits: [test, train]        # priority order for deduplication (earlier splits claim first)
-    format: plain                # or "chat": adds a `messages` column (system + user turns)
+    format: plain                # or "chat": `prompt` starts with a system turn (system_prompt)
     mixture:
       - family: expression
         levels: [1, 2, 3]        # an int, a list, "2-7" or "all"
@@ -68,7 +68,7 @@ import palaestra
 from palaestra.core import Task, canonical_json, content_hash
 
 MANIFEST = "palaestra_export.json"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: conversational `prompt`, `extra_info.task`, trainer columns, palaestra_version
 SPLIT_BITS = 58  # split s owns task seeds [s * 2**58, (s + 1) * 2**58)
 MAX_SPLITS = 16
 DEFAULT_SYSTEM_PROMPT = "Solve the task. Give your final answer in exactly the format the task asks for."
@@ -138,7 +138,10 @@ class MixtureConfig:
         else:
             import yaml
 
-            data = yaml.safe_load(text)
+            try:
+                data = yaml.safe_load(text)
+            except yaml.YAMLError as exc:
+                raise ValueError(f"{path} is not valid YAML: {_yaml_problem(exc)}") from None
         return cls.from_mapping(data)
 
     @classmethod
@@ -206,6 +209,13 @@ class MixtureConfig:
             },
             length=32,
         )
+
+
+def _yaml_problem(exc: Exception) -> str:
+    """One line: what the YAML parser objected to, and where."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    return f"{problem} at line {mark.line + 1}, column {mark.column + 1}" if mark else str(problem)
 
 
 def _default_split_order(names: Iterable[str]) -> list[str]:
@@ -386,26 +396,34 @@ def plan_units(config: MixtureConfig) -> list[Unit]:
 # --------------------------------------------------------------------------------------------
 
 
-def features(chat: bool = False):  # -> datasets.Features
-    """The typed columns of an exported dataset."""
+def features():  # -> datasets.Features
+    """The typed columns of an exported dataset.
+
+    One row feeds every trainer without a ``map``: ``prompt`` is a conversational message list
+    (TRL, verl and OpenRLHF apply the chat template to it), ``data_source``/``reward_model``/
+    ``extra_info`` are the columns verl's reward functions take, and ``extra_info.task`` is the
+    whole task record that :func:`row_to_task` and palaestra's rewards rebuild the task from.
+    """
     from datasets import Features, List, Value
 
-    cols = {
-        "id": Value("string"),
-        "family": Value("string"),
-        "family_version": Value("int32"),
-        "level": Value("int32"),
-        "knobs": Value("string"),
-        "seed": Value("int64"),
-        "prompt": Value("string"),
-        "answer": Value("string"),
-        "metadata": Value("string"),
-        "split": Value("string"),
-        "canonical_hash": Value("string"),
-    }
-    if chat:
-        cols["messages"] = List({"role": Value("string"), "content": Value("string")})
-    return Features(cols)
+    return Features(
+        {
+            "id": Value("string"),
+            "family": Value("string"),
+            "family_version": Value("int32"),
+            "level": Value("int32"),
+            "knobs": Value("string"),
+            "seed": Value("int64"),
+            "split": Value("string"),
+            "canonical_hash": Value("string"),
+            "palaestra_version": Value("string"),
+            "prompt": List({"role": Value("string"), "content": Value("string")}),
+            "answer": Value("string"),
+            "data_source": Value("string"),
+            "reward_model": {"style": Value("string"), "ground_truth": Value("string")},
+            "extra_info": {"task": Value("string"), "split": Value("string")},
+        }
+    )
 
 
 def dedup_key(task: Task) -> str:
@@ -413,41 +431,88 @@ def dedup_key(task: Task) -> str:
     return f"{task.family}/{task.metadata.get('canonical_hash') or task.id}"
 
 
+DATA_SOURCE_PREFIX = "palaestra/"
+
+
 def task_to_row(task: Task, split: str, system_prompt: str | None = None) -> dict[str, Any]:
-    """One dataset row; JSON columns hold canonical JSON text."""
-    row = {
+    """One dataset row; ``knobs``, ``answer`` and the task record hold canonical JSON text."""
+    turns = [{"role": "system", "content": system_prompt}] if system_prompt else []
+    answer = canonical_json(task.answer)
+    return {
         "id": task.id,
         "family": task.family,
         "family_version": task.family_version,
         "level": task.level,
         "knobs": canonical_json(dict(task.knobs)),
         "seed": task.seed,
-        "prompt": task.prompt,
-        "answer": canonical_json(task.answer),
-        "metadata": canonical_json(dict(task.metadata)),
         "split": split,
         "canonical_hash": str(task.metadata.get("canonical_hash") or task.id),
+        "palaestra_version": palaestra.__version__,
+        "prompt": turns + [{"role": "user", "content": task.prompt}],
+        "answer": answer,
+        "data_source": DATA_SOURCE_PREFIX + task.family,
+        "reward_model": {"style": "rule", "ground_truth": answer},
+        "extra_info": {"task": task.to_json(), "split": split},
     }
-    if system_prompt is not None:
-        turns = [{"role": "system", "content": system_prompt}] if system_prompt else []
-        row["messages"] = turns + [{"role": "user", "content": task.prompt}]
-    return row
+
+
+# The columns a row's task must agree with (a tampered or mis-joined row fails loudly).
+_CHECKED_COLUMNS = ("id", "family", "family_version", "level", "seed")
 
 
 def row_to_task(row: Mapping[str, Any]) -> Task:
-    """Rebuild the :class:`Task` of a row (its id is checked against its content)."""
-    return Task.from_dict(
-        {
-            "id": row["id"],
-            "family": row["family"],
-            "family_version": row["family_version"],
-            "difficulty": {"level": row["level"], "knobs": json.loads(row["knobs"])},
-            "seed": row["seed"],
-            "prompt": row["prompt"],
-            "answer": json.loads(row["answer"]),
-            "metadata": json.loads(row["metadata"]),
-        }
-    )
+    """Rebuild the :class:`Task` of a row; its id is checked against its content and the row's
+    own columns (``id``, ``family``, ``family_version``, ``level``, ``seed``, ``knobs``,
+    ``answer``) must agree with it. Reads format-1 rows (flat ``metadata`` column) too."""
+    info = row.get("extra_info")
+    if isinstance(info, Mapping) and info.get("task"):
+        task = Task.from_json(info["task"])
+    elif "metadata" in row:  # format 1
+        prompt = row["prompt"]
+        task = Task.from_dict(
+            {
+                "id": row["id"],
+                "family": row["family"],
+                "family_version": row["family_version"],
+                "difficulty": {"level": row["level"], "knobs": json.loads(row["knobs"])},
+                "seed": row["seed"],
+                "prompt": prompt if isinstance(prompt, str) else _user_turn(prompt),
+                "answer": json.loads(row["answer"]),
+                "metadata": json.loads(row["metadata"]),
+            }
+        )
+    else:
+        raise ValueError(
+            f"not a palaestra row: it has no 'extra_info' with the task record (columns: {sorted(row)})"
+        )
+    _check_row_agrees(row, task)
+    return task
+
+
+def _user_turn(messages: Sequence[Mapping[str, Any]]) -> str:
+    users = [m["content"] for m in messages if m.get("role") == "user"]
+    if len(users) != 1:
+        raise ValueError(f"a palaestra prompt has exactly one user turn, got {len(users)}")
+    return users[0]
+
+
+def _check_row_agrees(row: Mapping[str, Any], task: Task) -> None:
+    expected = {
+        "id": task.id,
+        "family": task.family,
+        "family_version": task.family_version,
+        "level": task.level,
+        "seed": task.seed,
+    }
+    for column in _CHECKED_COLUMNS:
+        if column in row and row[column] != expected[column]:
+            raise ValueError(
+                f"row column {column}={row[column]!r} disagrees with its task ({expected[column]!r})"
+            )
+    if "knobs" in row and json.loads(row["knobs"]) != dict(task.knobs):
+        raise ValueError("row column 'knobs' disagrees with its task")
+    if "answer" in row and json.loads(row["answer"]) != task.answer:
+        raise ValueError("row column 'answer' disagrees with its task")
 
 
 # --------------------------------------------------------------------------------------------
@@ -589,8 +654,20 @@ class _SimulatedCrash(BaseException):
     """Raised by the test hook ``_crash_after``: behaves like a kill (no cleanup)."""
 
 
+WORKER_DIED = (
+    "a worker process died before finishing its job. If you call export() or verify_dataset() with "
+    'num_proc > 1 from a script, put the call under `if __name__ == "__main__":` (worker processes '
+    "import the script, and without the guard each one starts the export again)"
+)
+
+
 class LocalEngine:
-    """Runs jobs in this process (``num_proc=1``) or a pool of forkserver worker processes."""
+    """Runs jobs in this process (``num_proc=1``) or a pool of forkserver worker processes.
+
+    A worker that dies (killed, or a script without a ``__main__`` guard whose workers re-run
+    the export on import) fails the run with one clear ``ValueError`` instead of hanging:
+    ``multiprocessing.Pool`` would replace the worker and wait forever for the lost job.
+    """
 
     def __init__(self, num_proc: int = 1) -> None:
         self.num_proc = num_proc
@@ -602,7 +679,7 @@ class LocalEngine:
             # with palaestra and pyarrow preloaded so each fork starts warm.
             ctx = multiprocessing.get_context("forkserver")
             ctx.set_forkserver_preload(["palaestra", "palaestra.export", "pyarrow"])
-            self._pool = ctx.Pool(self.num_proc)
+            self._pool = ctx.Pool(self.num_proc, initializer=_ignore_sigint)
         return self
 
     def __exit__(self, *exc: Any) -> None:
@@ -613,7 +690,31 @@ class LocalEngine:
     def imap(self, fn: Callable[[Any], Any], jobs: Sequence[Any]) -> Iterator[Any]:
         if self._pool is None:
             return map(fn, jobs)
-        return self._pool.imap_unordered(fn, jobs)
+        return self._watched(self._pool.imap_unordered(fn, jobs))
+
+    def _watched(self, results: Any) -> Iterator[Any]:
+        workers = self._workers()
+        while True:
+            try:
+                yield results.next(timeout=1.0)
+            except StopIteration:
+                return
+            except multiprocessing.TimeoutError:
+                # Pool workers never exit on their own here (no maxtasksperchild): a changed
+                # set, or one that has exited, means a worker died and its job is lost.
+                if self._workers() != workers or any(p.exitcode is not None for p in self._pool._pool):
+                    raise ValueError(WORKER_DIED) from None
+
+    def _workers(self) -> set[int]:
+        return {p.pid for p in self._pool._pool}
+
+
+def _ignore_sigint() -> None:
+    # Ctrl-C reaches the whole process group: the parent alone handles it (terminating the
+    # pool), so workers neither print tracebacks nor delay the exit.
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 class RayEngine:
@@ -767,7 +868,7 @@ def _run(
     crash_after: tuple[str, int] | None,
 ) -> ExportResult:
     chat = config.format == "chat"
-    feats = features(chat)
+    feats = features()
     chunk_schema = feats.arrow_schema
     units = plan_units(config)
     modules = tuple(sorted({palaestra.get(c.family).module for c in config.cells}))
@@ -1089,6 +1190,9 @@ def _calibrate_cell(
     return family, level, solved, len(rows)
 
 
+CARD_LICENSE = "apache-2.0"  # generated by Apache-2.0 code from seeds: no third-party content
+
+
 def dataset_card(manifest: Mapping[str, Any], features_dict: Mapping[str, Any]) -> str:
     """The README.md of an export: Hub metadata, mixture table, seeds, calibration, loading."""
     import yaml
@@ -1101,6 +1205,10 @@ def dataset_card(manifest: Mapping[str, Any], features_dict: Mapping[str, Any]) 
                 "data_files": [{"split": s, "path": f"data/{s}-*.parquet"} for s in splits],
             }
         ],
+        "license": CARD_LICENSE,
+        "language": ["en"],
+        "task_categories": ["text-generation", "question-answering"],
+        "pretty_name": manifest["name"],
         "tags": ["palaestra", "synthetic", "verifiable-rewards", "reasoning"],
         "size_categories": [_size_category(sum(manifest["counts"].values()))],
     }
@@ -1159,7 +1267,17 @@ def dataset_card(manifest: Mapping[str, Any], features_dict: Mapping[str, Any]) 
         "",
         "## Columns",
         "",
-        f"{cols}. `knobs`, `answer` and `metadata` hold JSON text (`json.loads`).",
+        f"{cols}.",
+        "",
+        "`prompt` is a list of chat messages (TRL, verl and OpenRLHF apply the chat template); "
+        "`knobs`, `answer` and `extra_info.task` (the whole task record) hold JSON text. "
+        "`data_source`, `reward_model.ground_truth` and `extra_info` are the columns verl's reward "
+        "functions read. Feed the rows to a trainer as they are:",
+        "",
+        "```python",
+        "from palaestra.integrations.trl import palaestra_reward   # TRL: reward_funcs=[palaestra_reward]",
+        "from palaestra.integrations.verl import compute_score     # verl: custom_reward_function",
+        "```",
         "",
         "## Loading",
         "",
@@ -1373,7 +1491,17 @@ def _cmd_export(args: argparse.Namespace) -> int:
         f"fingerprint={result.fingerprint}"
     )
     if args.push_to_hub:
-        print(f"pushed: {push_to_hub(result.path, args.push_to_hub, private=args.private)}")
+        try:
+            url = push_to_hub(result.path, args.push_to_hub, private=args.private)
+        except (ValueError, ImportError):
+            raise
+        except Exception as exc:  # network, auth, quota: the Hub's message, one line
+            first = (str(exc).strip().splitlines() or [""])[0]
+            raise ValueError(
+                f"push to {args.push_to_hub} failed ({type(exc).__name__}: {first}); the export at "
+                f"{result.path} is complete: rerun the same command to retry the upload"
+            ) from None
+        print(f"pushed: {url}")
     return 0
 
 

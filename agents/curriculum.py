@@ -2,7 +2,9 @@
 
 Level: each family keeps the outcomes of its recent attempts at its current level; once the
 window is full, a solve rate above the band raises the level and one below it lowers it (then
-the window restarts). Families: each prompt slot goes to the family with the highest
+the window restarts). That rule is :func:`palaestra.curriculum.band_step`, the one the
+standalone :class:`palaestra.curriculum.Curriculum` uses for other trainers and the server.
+Families: each prompt slot goes to the family with the highest
 ``signal + c * sqrt(ln N / n)``, where the signal is the family's recent mean absolute GRPO
 advantage (a family that is all-solved or all-failed teaches nothing), in the spirit of DUMP.
 """
@@ -16,6 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+
+from palaestra.curriculum import band_step
 
 
 @dataclass
@@ -90,24 +94,20 @@ class Curriculum:
             s.signals.popleft()
         if level != s.level:  # a result from before the last level change: do not mix levels
             return
-        s.outcomes.extend(bool(c) for c in correct)
-        if not self.adaptive or len(s.outcomes) < self.window:
-            while len(s.outcomes) > self.window:
-                s.outcomes.popleft()
-            return
-        rate = sum(s.outcomes) / len(s.outcomes)
-        new = s.level
-        if rate > self.band[1] and s.level < self.max_level:
-            new = s.level + 1
-        elif rate < self.band[0] and s.level > 1:
-            new = s.level - 1
-        if new != s.level:
+        # The solve-rate band rule is palaestra.curriculum.band_step, shared with the standalone
+        # Curriculum that other trainers and the server use.
+        new, rate = band_step(
+            s.outcomes,
+            s.level,
+            correct,
+            band=self.band,
+            window=self.window,
+            max_level=self.max_level,
+            adaptive=self.adaptive,
+        )
+        if rate is not None:
             self.events.append({"family": family, "from": s.level, "to": new, "solve_rate": rate})
             s.level = new
-            s.outcomes.clear()
-        else:
-            while len(s.outcomes) > self.window:
-                s.outcomes.popleft()
 
     def metrics(self) -> dict[str, float]:
         out: dict[str, float] = {}

@@ -1,4 +1,4 @@
-"""palaestra in TRL: task datasets, verifier reward functions, and a multi-turn tool environment.
+"""palaestra in TRL: task datasets, verifier reward functions, and multi-turn environments.
 
     from trl import GRPOConfig, GRPOTrainer
     from palaestra.integrations.trl import task_dataset, palaestra_reward
@@ -6,18 +6,21 @@
     dataset = task_dataset(["expression"], n=1000, level=2)
     trainer = GRPOTrainer(model, reward_funcs=[palaestra_reward], train_dataset=dataset, args=GRPOConfig(...))
 
-Each dataset row carries the whole task as JSON in a ``task`` column; TRL passes dataset columns
-to reward functions, so :func:`palaestra_reward` rebuilds the task and grades the completion with
-its family's exact verifier. Nothing here imports TRL itself: the pieces are plain callables and
-classes with the signatures TRL expects, so they also work with other GRPO implementations.
+Rows have the columns of ``palaestra export`` (a conversational ``prompt``, and the whole task
+record in ``extra_info``), so an exported dataset and :func:`task_dataset` feed the same reward
+functions; TRL passes dataset columns to reward functions as keyword lists. Nothing here imports
+TRL itself: the pieces are plain callables and classes with the signatures TRL expects.
 
-Multi-turn: :class:`PalaestraToolEnv` is an ``environment_factory`` class for TRL's
-``GRPOTrainer(environment_factory=...)``: the model calls its ``submit_answer`` tool, gets the
-verifier's feedback, may retry (up to ``max_attempts``), and ``get_reward`` returns the verdict.
+Multi-turn: :class:`PalaestraToolEnv` (answer through a ``submit_answer`` tool, get the
+verifier's feedback, retry) and :class:`PalaestraGameEnv` (play a game move by move through a
+``move`` tool) are ``environment_factory`` classes for ``GRPOTrainer(environment_factory=...)``.
+TRL needs a chat template that renders tool calls: :func:`use_tool_chat_template` gives a
+tokenizer TRL's own Qwen template when its template cannot.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -25,8 +28,38 @@ import numpy as np
 
 import palaestra
 from palaestra.core import Task
+from palaestra.export import dedup_key, task_to_row
+from palaestra.integrations._common import (
+    completion_text,
+    task_from_record,
+    tasks_from_columns,
+    verify_batch,
+)
 
-TEST_SEED_BASE = 2**40  # test-split seeds; train seeds lie below 2**31 (disjoint, as in the agents)
+__all__ = [
+    "PalaestraGameEnv",
+    "PalaestraToolEnv",
+    "completion_text",
+    "curriculum_dataset",
+    "curriculum_reward",
+    "format_reward",
+    "game_env_factory",
+    "make_reward",
+    "palaestra_reward",
+    "split_of",
+    "task_dataset",
+    "task_rows",
+    "use_tool_chat_template",
+]
+
+SPLITS = ("train", "test")
+TEST_BUCKETS = 16  # a task whose content hash falls in bucket 0 of 16 belongs to the test split
+
+
+def split_of(task: Task) -> str:
+    """The split a task belongs to, decided by its content alone: the same task is never in both."""
+    digest = hashlib.sha256(dedup_key(task).encode()).digest()
+    return "test" if int.from_bytes(digest[:4], "little") % TEST_BUCKETS == 0 else "train"
 
 
 def task_rows(
@@ -38,97 +71,159 @@ def task_rows(
     split: str = "train",
     system_prompt: str | None = None,
 ) -> list[dict[str, Any]]:
-    """``n`` rows per family in TRL's conversational format plus the task as JSON."""
-    if split not in ("train", "test"):
+    """``n`` distinct tasks per family as rows with the columns of ``palaestra export``.
+
+    Splits are disjoint by content (a task's split is a function of its canonical hash, so no
+    test task can appear in any train call), rows never repeat a task, and the rows for ``n``
+    are the first ``n`` of the rows for any larger ``n``. A family-level with fewer distinct
+    tasks than asked for raises ``ValueError`` instead of padding with copies.
+    """
+    if split not in SPLITS:
         raise ValueError(f"split must be 'train' or 'test', got {split!r}")
     known = palaestra.families()
     unknown = [f for f in families if f not in known]
     if unknown:
         raise ValueError(f"unknown task famil{'y' if len(unknown) == 1 else 'ies'} {unknown}; known: {known}")
-    rng = np.random.default_rng([seed, 0 if split == "train" else 1])
     rows = []
     for family in families:
-        for i in range(n):
-            task_seed = int(rng.integers(2**31)) if split == "train" else TEST_SEED_BASE + seed * n + i
-            task = palaestra.make_task(family, seed=task_seed, level=level)
-            messages = [{"role": "system", "content": system_prompt}] if system_prompt else []
-            messages.append({"role": "user", "content": task.prompt})
-            rows.append(
-                {"prompt": messages, "task": task.to_json(), "family": family, "level": task.difficulty.level}
-            )
+        for task in _distinct_tasks(family, n, level, seed, split):
+            rows.append(task_to_row(task, split, system_prompt))
     return rows
+
+
+def _distinct_tasks(family: str, n: int, level: int | None, seed: int, split: str) -> list[Task]:
+    # One candidate stream per (seed, family), shared by both splits: each split keeps the
+    # candidates whose content hashes into it, so neither split's rows depend on the other's n.
+    stream = np.random.SeedSequence([seed, *family.encode()])
+    rng = np.random.default_rng(stream)
+    kept: list[Task] = []
+    seen: set[str] = set()
+    budget = TEST_BUCKETS * (3 * n + 64) if split == "test" else 3 * n + 64
+    for _ in range(budget):
+        if len(kept) == n:
+            return kept
+        task = palaestra.make_task(family, seed=int(rng.integers(2**62)), level=level)
+        key = dedup_key(task)
+        if key not in seen and split_of(task) == split:
+            seen.add(key)
+            kept.append(task)
+    if len(kept) == n:
+        return kept
+    raise ValueError(
+        f"{family} at level {level} gave only {len(kept)} distinct {split} tasks in {budget} draws; "
+        f"ask for fewer rows or a higher level (it has too few distinct tasks for {n})"
+    )
 
 
 def task_dataset(families: Sequence[str], n: int, **kwargs: Any) -> Any:
     """:func:`task_rows` as a ``datasets.Dataset`` (needs the ``datasets`` package)."""
     from datasets import Dataset
 
-    return Dataset.from_list(task_rows(families, n, **kwargs))
+    from palaestra.export import features
+
+    return Dataset.from_list(task_rows(families, n, **kwargs), features=features())
 
 
-def completion_text(completion: Any) -> str:
-    """TRL passes a string (standard format) or a list of chat messages (conversational)."""
-    if isinstance(completion, str):
-        return completion
-    if isinstance(completion, dict):
-        return str(completion.get("content", ""))
-    if isinstance(completion, Sequence) and completion:
-        # the final assistant message carries the answer
-        for message in reversed(completion):
-            if isinstance(message, dict) and message.get("role", "assistant") == "assistant":
-                return str(message.get("content") or "")
-    return ""
-
-
-def palaestra_reward(completions: list[Any], task: list[str], **kwargs: Any) -> list[float]:
+def palaestra_reward(completions: list[Any], **columns: Any) -> list[float]:
     """TRL reward function: the family verifier's reward for each completion.
 
-    A verifier failure (crash, timeout) scores 0.0 and is never rewarded.
+    Reads the task from the rows' ``extra_info`` (or an older ``task`` column); a batch without
+    either raises ``ValueError``. A verifier failure (crash, timeout) scores 0.0, never 1.0.
     """
-    if len(task) != len(completions):
-        raise ValueError(f"{len(completions)} completions but {len(task)} tasks")
-    cache: dict[str, Task] = {}
-    rewards = []
-    for completion, spec in zip(completions, task, strict=True):
-        t = cache.get(spec) or cache.setdefault(spec, Task.from_json(spec))
-        rewards.append(float(palaestra.verify(t, completion_text(completion)).reward))
-    return rewards
+    tasks = tasks_from_columns(columns, len(completions))
+    verdicts = verify_batch(tasks, [completion_text(c) for c in completions])
+    return [float(v.reward) for v in verdicts]
 
 
-def format_reward(completions: list[Any], task: list[str], **kwargs: Any) -> list[float]:
+def format_reward(completions: list[Any], **columns: Any) -> list[float]:
     """1.0 where the verifier could read an answer (right or wrong), else 0.0: a shaping term."""
-    rewards = []
-    for completion, spec in zip(completions, task, strict=True):
-        verdict = palaestra.verify(Task.from_json(spec), completion_text(completion))
-        rewards.append(1.0 if verdict.format_ok else 0.0)
-    return rewards
+    tasks = tasks_from_columns(columns, len(completions))
+    verdicts = verify_batch(tasks, [completion_text(c) for c in completions])
+    return [1.0 if v.format_ok else 0.0 for v in verdicts]
 
 
-def make_reward(families: Sequence[str] | None = None) -> Callable[..., list[float]]:
+def make_reward(families: Sequence[str] | None = None) -> Callable[..., list[float | None]]:
     """A :func:`palaestra_reward` restricted to ``families`` (returns ``None`` for other rows, which
     TRL excludes from that reward), for runs that mix palaestra with other reward functions."""
     allowed = set(families) if families else None
 
-    def reward(completions: list[Any], task: list[str], **kwargs: Any) -> list[float | None]:
-        out: list[float | None] = []
-        for completion, spec in zip(completions, task, strict=True):
-            t = Task.from_json(spec)
-            if allowed is not None and t.family not in allowed:
-                out.append(None)
-            else:
-                out.append(float(palaestra.verify(t, completion_text(completion)).reward))
+    def reward(completions: list[Any], **columns: Any) -> list[float | None]:
+        tasks = tasks_from_columns(columns, len(completions))
+        mine = [i for i, t in enumerate(tasks) if allowed is None or t.family in allowed]
+        verdicts = verify_batch([tasks[i] for i in mine], [completion_text(completions[i]) for i in mine])
+        out: list[float | None] = [None] * len(tasks)
+        for i, verdict in zip(mine, verdicts, strict=True):
+            out[i] = float(verdict.reward)
         return out
 
     reward.__name__ = "palaestra_" + ("_".join(sorted(allowed)) if allowed else "all")
     return reward
 
 
+# --------------------------------------------------------------------------------------------
+# Adaptive difficulty: a palaestra.curriculum.Curriculum driving a TRL run
+# --------------------------------------------------------------------------------------------
+
+
+_CURRICULA: dict[int, Any] = {}  # datasets pickles a stream's generator: it gets a key, not the object
+
+
+def curriculum_dataset(curriculum: Any, system_prompt: str | None = None) -> Any:
+    """An endless ``datasets.IterableDataset`` of rows drawn by ``curriculum.next_task()``.
+
+    Give TRL ``max_steps`` (the stream has no length) and ``shuffle_dataset=False`` (a shuffle
+    buffer would draw a thousand rows ahead, at the levels of the past).
+    """
+    from datasets import IterableDataset
+
+    from palaestra.export import features
+
+    _CURRICULA[id(curriculum)] = curriculum
+    kwargs = {"key": id(curriculum), "system_prompt": system_prompt}
+    return IterableDataset.from_generator(_curriculum_rows, features=features(), gen_kwargs=kwargs)
+
+
+def _curriculum_rows(key: int, system_prompt: str | None) -> Any:
+    curriculum = _CURRICULA[key]
+    while True:
+        yield task_to_row(curriculum.next_task(), "train", system_prompt)
+
+
+def curriculum_reward(
+    curriculum: Any, reward: Callable[..., list[float]] | None = None
+) -> Callable[..., list[float]]:
+    """``reward`` (default :func:`palaestra_reward`) that also records every graded completion in
+    ``curriculum``, so its levels follow the policy's solve rate."""
+    grade = reward or palaestra_reward
+
+    def recorded(completions: list[Any], **columns: Any) -> list[float]:
+        rewards = grade(completions, **columns)
+        curriculum.record_batch(tasks_from_columns(columns, len(completions)), rewards)
+        return rewards
+
+    recorded.__name__ = getattr(grade, "__name__", "palaestra_reward")
+    return recorded
+
+
+# --------------------------------------------------------------------------------------------
+# Multi-turn: environment_factory classes
+# --------------------------------------------------------------------------------------------
+
+
+def _row_task(row: dict[str, Any]) -> Task:
+    for name in ("extra_info", "task"):
+        if row.get(name) is not None:
+            return task_from_record(row[name])
+    raise ValueError("the dataset rows need the task record: use task_dataset or a palaestra export")
+
+
 class PalaestraToolEnv:
     """An ``environment_factory`` class for TRL: answer through a tool, get feedback, retry.
 
-    TRL creates one instance per rollout, calls ``reset(**row)`` with the dataset row (which must
-    hold the ``task`` column), exposes ``submit_answer`` as a tool to the model and calls
-    ``get_reward`` at the end.
+    TRL creates instances, calls ``reset(**row)`` with each dataset row (a row of
+    :func:`task_dataset` or of an export), exposes ``submit_answer`` as a tool to the model and
+    calls ``get_reward`` at the end of the rollout: the verifier's reward of the first correct
+    submission, else 0.0.
     """
 
     max_attempts = 3
@@ -139,10 +234,8 @@ class PalaestraToolEnv:
         self.reward = 0.0
         self.solved = False
 
-    def reset(self, task: str | None = None, **row: Any) -> str | None:
-        if task is None:
-            raise ValueError("PalaestraToolEnv needs a 'task' column in the dataset (see task_dataset)")
-        self.task = Task.from_json(task)
+    def reset(self, **row: Any) -> str | None:
+        self.task = _row_task(row)
         self.attempts, self.reward, self.solved = 0, 0.0, False
         return (
             f"Submit your final answer with the submit_answer tool; you have {self.max_attempts} attempts "
@@ -177,3 +270,79 @@ class PalaestraToolEnv:
 
     def get_reward(self) -> float:
         return self.reward
+
+
+class PalaestraGameEnv:
+    """An ``environment_factory`` class for TRL over a Gymnasium env played move by move.
+
+    Set ``env_id`` on a subclass (or use :func:`game_env_factory`) to any palaestra id: a game
+    (``palaestra/Nim-v0``), an interactive family (``palaestra/Mastermind-v0``), the feedback env
+    (``palaestra/Feedback-v0``) or the tool env (``palaestra/Tool-v0``). ``reset(**row)`` seeds
+    the episode from the row's task seed (or ``seed`` column) and returns the opening; the
+    ``move`` tool sends one action and returns the env's observation; ``get_reward`` is the sum
+    of the episode's rewards.
+    """
+
+    env_id = "palaestra/Nim-v0"
+    env_kwargs: dict[str, Any] = {}
+
+    def __init__(self) -> None:
+        import gymnasium
+
+        self.env = gymnasium.make(self.env_id, **self.env_kwargs)
+        self.total = 0.0
+        self.done = True
+
+    def reset(self, **row: Any) -> str | None:
+        options = {}
+        if row.get("extra_info") is not None or row.get("task") is not None:
+            task = _row_task(row)
+            seed = task.seed % 2**63
+            if task.family == self.env.spec.kwargs.get("family"):
+                options["task"] = task
+        else:
+            seed = int(row.get("seed", 0))
+        observation, _ = self.env.reset(seed=seed, options=options or None)
+        self.total, self.done = 0.0, False
+        return observation
+
+    def move(self, action: str) -> str:
+        """Play one move (or send one message) in the environment.
+
+        Args:
+            action: the move, written as the rules ask (e.g. "take 2 from A").
+
+        Returns:
+            What the environment answers: the new state, or the outcome when the episode ends.
+        """
+        if self.done:
+            return "the episode is over"
+        observation, reward, terminated, truncated, _ = self.env.step(action)
+        self.total += float(reward)
+        self.done = terminated or truncated
+        return observation + (f"\nEpisode over; your total reward is {self.total:g}." if self.done else "")
+
+    def get_reward(self) -> float:
+        return self.total
+
+
+def game_env_factory(env_id: str, **env_kwargs: Any) -> type[PalaestraGameEnv]:
+    """A :class:`PalaestraGameEnv` class bound to ``env_id``: ``environment_factory=game_env_factory(...)``."""
+    name = "Palaestra_" + "".join(c if c.isalnum() else "_" for c in env_id)
+    return type(name, (PalaestraGameEnv,), {"env_id": env_id, "env_kwargs": dict(env_kwargs)})
+
+
+def use_tool_chat_template(tokenizer: Any) -> Any:
+    """Give ``tokenizer`` a chat template that renders tool calls (TRL's Qwen3 template) when its
+    own cannot, and the matching response parser, so ``environment_factory`` works with any
+    model, the tiny one included."""
+    from trl.chat_template_utils import add_response_schema, qwen3_chat_template, supports_tool_calling
+
+    if not supports_tool_calling(tokenizer):
+        tokenizer.chat_template = qwen3_chat_template
+    if (
+        getattr(tokenizer, "response_template", None) is None
+        and getattr(tokenizer, "response_schema", None) is None
+    ):
+        tokenizer = add_response_schema(tokenizer)
+    return tokenizer

@@ -29,11 +29,8 @@ def test_list_and_json(capsys: pytest.CaptureFixture[str]) -> None:
 def test_sample_and_check(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(["sample", "expression", "--seed", "3", "--level", "2", "--show-answer"], capsys)
     assert code == 0 and "reference answer" in out
-    answer = out.rsplit("\n", 2)[-2].strip()
-    code, out, _ = run(
-        ["check", "expression", "--seed", "3", "--level", "2", "--answer", f"<answer>{answer}</answer>"],
-        capsys,
-    )
+    answer = out.split("--- reference answer ---\n", 1)[1].strip()
+    code, out, _ = run(["check", "expression", "--seed", "3", "--level", "2", "--answer", answer], capsys)
     assert code == 0 and out.startswith("correct")
     code, out, _ = run(
         ["check", "expression", "--seed", "3", "--level", "2", "--answer", "<answer>x</answer>"], capsys

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = ["README.md", "docs/envs.md"]
+PAGES = ["README.md", "docs/envs.md", "docs/integrations.md"]
 _BLOCK = re.compile(r"```python\n(.*?)```", re.DOTALL)
 
 
@@ -26,5 +26,7 @@ def _examples() -> list:
 def test_example_runs(code: str, tmp_path: Path) -> None:
     script = tmp_path / "example.py"
     script.write_text(code)
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path
+    )
     assert done.returncode == 0, done.stderr[-3000:]

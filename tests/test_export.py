@@ -198,6 +198,15 @@ def test_dataset_card(mixture, exported):
     assert "## Calibration" in card and "weak reference solver" in card
 
 
+def test_dataset_card_has_hub_metadata(exported):
+    """Regression: cards lacked license, language and task_categories."""
+    import yaml
+
+    header = yaml.safe_load((exported.path / "README.md").read_text().split("---")[1])
+    assert header["license"] == "apache-2.0" and header["language"] == ["en"]
+    assert "text-generation" in header["task_categories"]
+
+
 def test_ray_engine_gives_the_same_dataset(mixture, exported, tmp_path):
     ray = pytest.importorskip("ray", reason="ray is not installed (pip install 'palaestra[ray]')")
     assert not ray.is_initialized()
@@ -265,9 +274,9 @@ def test_chat_format_has_system_and_user_turns(tmp_path):
     )
     ds = datasets.load_from_disk(str(ex.export(config, tmp_path / "chat").path))
     row = ds["train"][0]
-    assert row["messages"] == [
+    assert row["prompt"] == [
         {"role": "system", "content": "Be exact."},
-        {"role": "user", "content": row["prompt"]},
+        {"role": "user", "content": ex.row_to_task(row).prompt},
     ]
 
 
@@ -384,12 +393,20 @@ def test_verify_dataset_catches_tampering(tmp_path):
     shard = next((out / "data").glob("train-*.parquet"))
     table = pq.read_table(shard)
     answers = table.column("answer").to_pylist()
-    answers[0] = json.dumps("123456789")
+    answers[0] = json.dumps("123456789")  # the answer column no longer agrees with the task record
     table = table.set_column(table.schema.get_field_index("answer"), "answer", [answers])
+    infos = table.column("extra_info").to_pylist()
+    record = json.loads(infos[1]["task"])
+    record["answer"] = "123456789"  # the task record no longer matches its id
+    infos[1]["task"] = json.dumps(record)
+    table = table.set_column(
+        table.schema.get_field_index("extra_info"), table.schema.field("extra_info"), [infos]
+    )
     pq.write_table(table, shard)
     report = ex.verify_dataset(out, rebuild_fraction=0)
     assert not report.ok
     assert any("sha256" in p for p in report.problems)
+    assert any("'answer' disagrees with its task" in p for p in report.problems)
     assert any("does not match its content" in p for p in report.problems)
     with pytest.raises(ValueError, match="not a finished palaestra export"):
         ex.verify_dataset(tmp_path)
@@ -460,6 +477,34 @@ def _python_blocks(markdown: Path) -> list[str]:
 @pytest.mark.parametrize(
     "index", range(len(_python_blocks(Path(__file__).parents[1] / "docs" / "export.md")))
 )
-def test_docs_examples_run(index):
-    code = _python_blocks(Path(__file__).parents[1] / "docs" / "export.md")[index]
-    exec(compile(code, f"docs/export.md block {index}", "exec"), {"__name__": "__docs__"})
+def test_docs_examples_run(index, tmp_path):
+    """Each block runs as a saved script (regression: the num_proc example hung that way)."""
+    script = tmp_path / "example.py"
+    script.write_text(_python_blocks(Path(__file__).parents[1] / "docs" / "export.md")[index])
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=600, cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+@pytest.mark.slow
+def test_a_script_without_a_main_guard_fails_clearly_instead_of_hanging(tmp_path):
+    """Regression: docs/export.md saved as a script (num_proc=2, no __main__ guard) hung."""
+    script = tmp_path / "unguarded.py"
+    script.write_text(
+        "from palaestra.export import export\n"
+        "config = {'calibration_samples': 0, 'mixture': [{'family': 'expression', 'level': 3, 'counts': {'train': 20}}]}\n"
+        f"export(config, {str(tmp_path / 'ds')!r}, num_proc=2)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path
+    )
+    assert done.returncode != 0
+    # the error is the traceback's last line; multiprocessing's resource tracker (another process)
+    # may print its leaked-semaphore warning after it, at a time that depends on the load
+    lines = [
+        line
+        for line in done.stderr.splitlines()
+        if "resource_tracker" not in line and not line.lstrip().startswith("warnings.warn(")
+    ]
+    assert 'if __name__ == "__main__":' in lines[-1]

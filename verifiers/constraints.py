@@ -12,12 +12,14 @@ are plain JSON data (they live in ``Task.metadata``), never callables.
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 from palaestra.core import Verdict
+from palaestra.verifiers.numbers import fold_lookalikes
 
 __all__ = [
+    "read_grid",
     "parse_grid",
     "parse_sequence",
     "parse_cells",
@@ -41,24 +43,87 @@ Cell = tuple[int, int]
 # ------------------------------------------------------------------------------------------
 
 
+_GRID_SEPARATORS = " \t\r\f\v|,;[]()"  # never "-": "-3421" must not read as 3421
+_GRID_RULE_CHARS = " \t\r\f\v-+=|_*.:~"
+_GRID_TOKENS = re.compile(r"[^\s|,;\[\]()]+")
+_ROW_LABEL = re.compile(r"^[ \t]*(?:row[ \t]*|r)([0-9]{1,4})[ \t]*[:.)\-][ \t]*", re.IGNORECASE)
+MAX_GRID_CHARS = 16 * MAX_CELLS
+
+
+def read_grid(
+    text: str,
+    rows: int,
+    cols: int,
+    cells: Collection[str] | None = None,
+    *,
+    max_chars: int = MAX_GRID_CHARS,
+) -> tuple[list[list[str]] | None, str]:
+    """The one reader of grids written by a model: ``(grid, "")`` or ``(None, reason)``.
+
+    One line per row. With ``cells`` (an alphabet of one-character cells), every character of a
+    row other than separators (spaces, ``, ; | [ ] ( )`` unless they are cells) is one cell, and
+    all ``rows * cols`` cells on a single line are read too; a minus sign is no separator
+    (``-3421`` is refused, not read as 3421). Without it, cells are tokens split by those
+    separators, or single characters when a row is written together. Empty lines and rule lines (``---+---``) are skipped unless their characters are
+    cells. Optional row labels (``Row 3:``, ``R3)``, ``row 3 -``): when one row has a label,
+    every row must, numbered 1, 2, ... in order; a mislabelled, skipped or repeated row is a
+    format error, never read in text order. Fullwidth forms read as ASCII (``１`` is ``1``).
+    """
+    if len(text) > max_chars or rows * cols > MAX_CELLS:
+        return None, f"the answer is longer than {max_chars} characters"
+    alphabet = set(cells) if cells is not None else set()
+    skippable = set(_GRID_RULE_CHARS) - alphabet
+    grid: list[list[str]] = []
+    labels: list[int | None] = []
+    for line in fold_lookalikes(text).strip().splitlines():
+        if all(ch in skippable for ch in line):
+            continue
+        label = _ROW_LABEL.match(line)
+        body = line[label.end() :] if label else line
+        row, error = _grid_row(body, cols, cells is not None and alphabet)
+        if row is None:
+            return None, f"{error} in row {len(grid) + 1}: {line.strip()[:40]!r}"
+        grid.append(row)
+        labels.append(int(label.group(1)) if label else None)
+    if error := _check_row_labels(labels):
+        return None, error
+    if len(grid) == 1 and rows > 1 and len(grid[0]) == rows * cols and labels[0] is None:
+        grid = [grid[0][r * cols : (r + 1) * cols] for r in range(rows)]
+    if len(grid) != rows:
+        return None, f"expected {rows} rows, found {len(grid)}"
+    for i, row in enumerate(grid):
+        if len(row) != cols:
+            return None, f"row {i + 1} has {len(row)} cells, expected {cols}"
+    return grid, ""
+
+
+def _grid_row(body: str, cols: int, alphabet: set[str] | bool) -> tuple[list[str] | None, str]:
+    if alphabet:
+        separators = set(_GRID_SEPARATORS) - alphabet
+        row = [ch for ch in body if ch not in separators]
+        bad = next((ch for ch in row if ch not in alphabet), None)
+        if bad is not None:
+            return None, f"{bad!r} is not a cell of this grid"
+    else:
+        row = _GRID_TOKENS.findall(body)
+        if len(row) == 1 and len(row[0]) == cols:
+            row = list(row[0])
+    return (row, "") if row else (None, "no cells")
+
+
+def _check_row_labels(labels: list[int | None]) -> str | None:
+    if all(label is None for label in labels):
+        return None
+    for position, label in enumerate(labels, start=1):
+        if label != position:
+            shown = "no label" if label is None else f"label {label}"
+            return f"row labels must number the rows 1, 2, ... in order: row {position} has {shown}"
+    return None
+
+
 def parse_grid(text: str, rows: int, cols: int) -> list[list[str]] | None:
-    """A ``rows`` x ``cols`` grid from text: one row per line, cells split by spaces/commas/|,
-    or written together when every cell is one character. None if the shape is wrong."""
-    if rows * cols > MAX_CELLS or len(text) > 16 * MAX_CELLS:
-        return None
-    lines = [ln.strip().strip("|[]").strip() for ln in text.strip().splitlines()]
-    lines = [ln for ln in lines if ln and not re.fullmatch(r"[-+=|\s]+", ln)]  # drop rule lines
-    if len(lines) != rows:
-        return None
-    grid = []
-    for line in lines:
-        cells = [c for c in re.split(r"[\s,|;]+", line) if c]
-        if len(cells) != cols and len(line.replace(" ", "")) == cols:
-            cells = list(line.replace(" ", ""))
-        if len(cells) != cols:
-            return None
-        grid.append(cells)
-    return grid
+    """:func:`read_grid` without an alphabet, ``None`` when the text is not such a grid."""
+    return read_grid(text, rows, cols)[0]
 
 
 def parse_sequence(text: str) -> list[str] | None:
@@ -70,7 +135,7 @@ def parse_sequence(text: str) -> list[str] | None:
     return items or None
 
 
-_CELL = re.compile(r"[(\[]\s*(-?\d+)\s*,\s*(-?\d+)\s*[)\]]")
+_CELL = re.compile(r"[(\[]\s*(-?[0-9]{1,9})\s*,\s*(-?[0-9]{1,9})\s*[)\]]")  # bounded: int() never raises
 
 
 def parse_cells(text: str) -> list[Cell] | None:
@@ -93,7 +158,8 @@ def parse_mapping(text: str) -> dict[str, str] | None:
     for part in re.split(r"[,;\n]", body):
         if not part.strip():
             continue
-        m = re.fullmatch(r"\s*['\"]?([^=:'\"\s]+)['\"]?\s*(?:=|:|->|→)\s*['\"]?([^'\"]*?)['\"]?\s*", part)
+        # greedy value, stripped after: a lazy one before "\s*$" backtracked quadratically
+        m = re.fullmatch(r"\s*['\"]?([^=:'\"\s]+)['\"]?\s*(?:=|:|->|→)\s*['\"]?([^'\"]*)['\"]?", part)
         if m is None or m.group(1) in out:
             return None
         out[m.group(1)] = m.group(2).strip()

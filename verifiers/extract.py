@@ -1,29 +1,82 @@
 """Answer extraction from a model response.
 
-The final answer is taken from, in order of precedence:
+**1. Reasoning is removed first.** ``<think>...</think>`` blocks (also ``<thinking>`` and
+``<reasoning>``, any case, nested blocks included) are deleted before anything else is read, so
+reasoning text is never taken as the answer and a block that mentions ``<answer>`` is no format
+error; so are HTML comments (``<!-- <answer>10</answer> -->`` is no answer; an unclosed
+``<!--`` is a format error). Two unfinished forms of a reasoning block:
 
-1. ``<answer>...</answer>`` tags,
-2. ``\\boxed{...}`` (or ``\\fbox{...}``) with nested braces,
-3. a family-declared pattern (a regex with one group, e.g. ``Answer: (.+)``),
-4. the whole response, only when the family allows bare answers.
+- a closing ``</think>`` with no opening one (chat templates such as Qwen3's open the block in
+  the prompt): everything before it is reasoning and is dropped;
+- an opening ``<think>`` that is never closed: the response is a format error. The model never
+  finished reasoning, so there is no answer outside the block, and reading one from inside it
+  would read reasoning as the answer.
 
-Ambiguity is a format error, never a silent choice: two tags (or boxes) with different
-contents, a box outside the tags that disagrees with them, or an unclosed tag or box. All
-scanning is linear in the response length, so a 1 MB response costs milliseconds.
+**2. Final-answer marks.** What is left may hold these marks of a final answer:
+
+- ``<answer>...</answer>`` tags (any case);
+- ``\\boxed{...}`` and ``\\fbox{...}`` (nested braces allowed) outside the tags;
+- *answer lines*: a line that starts with an answer label followed by ``:`` or ``=`` and
+  the answer on the same line. The labels are ``Answer`` and ``Final answer`` (also
+  ``The final answer is:``), which only ever introduce a final answer. A family may declare
+  its own labels (``labels=("path",)`` reads ``Path: A B C``); those count only in a response
+  with no tag and no box, because reasoning often uses such words for intermediate values
+  (``Input: 5 gives 10, too big``). Markdown around the label is allowed (``**Answer:** 6``,
+  ``### Final Answer: 6``, ``- answer = 6``, ``> Answer: 6``). A line whose answer text is
+  empty or ends with ``:`` introduces what follows and is no mark; a line that holds a tag or
+  a box is that tag's or box's line, not a second mark; lines inside fenced code blocks
+  (```` ``` ````) are code, not answer lines;
+- matches of a family's own ``pattern`` (a regex with one group, e.g. a fenced program),
+  unless they overlap a tag or a box.
+
+Reasoning that mentions an intermediate value ("so x is 5, then ...") is no mark: only these
+forms are.
+
+**3. One final answer.** The answer is taken from the strongest kind of mark present: tags,
+then boxes, then answer lines and pattern matches; with no mark at all, the whole response
+when the family allows bare answers (``allow_bare``), else a format error. Markdown bold or
+inline code around a one-line answer (``**10**``, `` `10` ``) is removed where that is the only
+reading (never in ``2**3`` or a grid whose cells are ``*``). Every other mark in
+the response must state the *same* answer, or the response is a format error ("several
+different final answers"), never a silent choice of one. Two marks state the same answer when
+they are equal after removing ``\\boxed{}``, ``$...$``/``\\(...\\)``, a code fence, markdown
+emphasis (``**``, ``__``, `````), a final full stop, letter case and spacing (around
+punctuation too), or when both read as the same exact number (``7``, ``7.0``, ``$7$``). So
+``**Answer:** <answer>7</answer>`` and ``<answer>7</answer> ... Answer: 7.0`` are fine;
+``<answer>7</answer> ... Answer: 8`` and ``\\boxed{7} ... \\boxed{8}`` are not. An unclosed or
+nested tag, an unclosed box and an empty answer are format errors too.
+
+All scanning is linear in the response length, so a 1 MB response costs milliseconds.
 """
 
 from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+from palaestra.verifiers.numbers import parse_rational
 
 DEFAULT_MAX_ANSWER_CHARS = 20_000
 _OPEN_TAG, _CLOSE_TAG = "<answer>", "</answer>"
 _BOX_COMMAND = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])[ \t]*(\{)?")
 _WHITESPACE = re.compile(r"\s+")
+_THINK_TAG = re.compile(r"<(/?)(?:think|thinking|reasoning)>", re.IGNORECASE)
+_FENCE_LINE = re.compile(r"^[ \t]*```", re.MULTILINE)
+# Every part is bounded by one line ([ \t], [^\n]), so a scan never backtracks across lines.
+_LINE_PREFIX = r"^[ \t]*(?:(?:#{1,6}|>|[-*+])[ \t]+)?[*_]{0,3}[ \t]*"
+# after the colon only a closing mark followed by a space ("**Answer:** 6"), never the start of
+# the answer itself ("Answer: __init__")
+_LINE_SUFFIX = (
+    r"[ \t]*[*_]{0,3}[ \t]*(?:is[ \t]*)?[*_]{0,3}[ \t]*(?:[:=](?!=)|\uff1a)[ \t]*"
+    r"(?:[*_]{1,3}(?=[ \t]|$))?[ \t]*([^\n]*)"
+)
+_BUILTIN_LABELS = r"(?:the[ \t]+)?(?:final[ \t]+)?answer"
 
 HOW_TO_ANSWER = "put the final answer inside <answer>...</answer> (or \\boxed{...})"
+
+Span = tuple[int, int, str]  # start, end, content
 
 
 @dataclass(frozen=True)
@@ -31,7 +84,7 @@ class Extraction:
     """The extracted answer text, or an error saying why none could be taken."""
 
     text: str | None
-    source: str | None = None  # "answer_tag", "boxed", "pattern" or "whole"
+    source: str | None = None  # "answer_tag", "boxed", "answer_line", "pattern" or "whole"
     error: str | None = None
 
     @property
@@ -48,10 +101,61 @@ def normalize_space(text: str) -> str:
     return _WHITESPACE.sub(" ", text).strip()
 
 
-def find_answer_tags(response: str) -> tuple[list[tuple[int, int, str]], str | None]:
+# --------------------------------------------------------------------------------------------
+# Reasoning blocks
+# --------------------------------------------------------------------------------------------
+
+
+def strip_reasoning(response: str) -> tuple[str, str | None]:
+    """``response`` without its ``<think>`` blocks, or an error for an unclosed one.
+
+    A closing tag with no opening one drops everything before it (the block was opened by the
+    chat template); nested blocks are removed whole. See the module docstring for why an
+    unclosed block is an error rather than an answer.
+    """
+    kept: list[str] = []
+    depth, pos = 0, 0
+    for tag in _THINK_TAG.finditer(response):
+        closing = tag.group(1) == "/"
+        if not closing:
+            if depth == 0:
+                kept.append(response[pos : tag.start()])
+            depth += 1
+        elif depth == 0:  # the block was opened before the response started
+            kept.clear()
+            pos = tag.end()
+        else:
+            depth -= 1
+            if depth == 0:
+                pos = tag.end()
+    if depth > 0:
+        return "", "unclosed <think> block: no final answer after the reasoning"
+    kept.append(response[pos:])
+    return _strip_comments("".join(kept))
+
+
+def _strip_comments(text: str) -> tuple[str, str | None]:
+    """``text`` without HTML comments (``<!-- ... -->``): a commented-out answer is no answer."""
+    kept, pos = [], 0
+    while (start := text.find("<!--", pos)) >= 0:
+        end = text.find("-->", start + 4)
+        if end < 0:
+            return "", "unclosed <!-- comment"
+        kept.append(text[pos:start])
+        pos = end + 3
+    kept.append(text[pos:])
+    return "".join(kept), None
+
+
+# --------------------------------------------------------------------------------------------
+# Marks of a final answer
+# --------------------------------------------------------------------------------------------
+
+
+def find_answer_tags(response: str) -> tuple[list[Span], str | None]:
     """Every ``<answer>`` tag (case-insensitive) as (start, end, content), or an error."""
     lowered = response.lower()
-    contents: list[tuple[int, int, str]] = []
+    contents: list[Span] = []
     pos = 0
     while True:
         start = lowered.find(_OPEN_TAG, pos)
@@ -70,9 +174,9 @@ def find_answer_tags(response: str) -> tuple[list[tuple[int, int, str]], str | N
     return contents, None
 
 
-def find_boxes(text: str) -> tuple[list[tuple[int, int, str]], str | None]:
+def find_boxes(text: str) -> tuple[list[Span], str | None]:
     """Every ``\\boxed{...}``/``\\fbox{...}`` as (start, end, content), or an error if unclosed."""
-    boxes: list[tuple[int, int, str]] = []
+    boxes: list[Span] = []
     pos = 0
     for match in _BOX_COMMAND.finditer(text):
         if match.start() < pos:  # a box nested inside the previous one belongs to it
@@ -105,76 +209,218 @@ def _matching_brace(text: str, open_index: int) -> int:
     return -1
 
 
+def answer_line_pattern(labels: Sequence[str] = ()) -> re.Pattern[str]:
+    """The regex of an answer line: ``Answer: 6``, ``**Final answer:** 6`` (the built-in labels),
+    or, when ``labels`` are given, lines that open with one of those labels instead.
+
+    Group 1 is the text after the label up to the end of the line, untrimmed.
+    """
+    names = "|".join(r"[ \t]+".join(map(re.escape, label.split())) for label in labels)
+    return re.compile(
+        rf"{_LINE_PREFIX}(?:{names or _BUILTIN_LABELS}){_LINE_SUFFIX}", re.IGNORECASE | re.MULTILINE
+    )
+
+
+_ANSWER_LINE = answer_line_pattern()
+
+
+def _blank_out(text: str, spans: list[Span]) -> str:
+    """``text`` with each span replaced by spaces (positions stay the same)."""
+    if not spans:
+        return text
+    pieces, pos = [], 0
+    for start, end, _ in spans:
+        pieces += [text[pos:start], " " * (end - start)]
+        pos = end
+    pieces.append(text[pos:])
+    return "".join(pieces)
+
+
+def _fenced_blocks(text: str) -> list[tuple[int, int]]:
+    """Spans of fenced code blocks (an unclosed fence runs to the end of the text)."""
+    fences = [m.start() for m in _FENCE_LINE.finditer(text)]
+    if len(fences) % 2:
+        fences.append(len(text))
+    return [(fences[i], fences[i + 1]) for i in range(0, len(fences), 2)]
+
+
+class _Spans:
+    """Sorted, disjoint spans with a fast "does this range touch one of them" query."""
+
+    def __init__(self, spans: list[tuple[int, int]]):
+        self.spans = sorted(spans)
+        self.starts = [s[0] for s in self.spans]
+
+    def overlaps(self, start: int, end: int) -> bool:
+        k = bisect.bisect_right(self.starts, end - 1) - 1  # last span starting before `end`
+        return k >= 0 and self.spans[k][1] > start
+
+    def contains(self, index: int) -> bool:
+        return self.overlaps(index, index + 1)
+
+
+def _answer_lines(text: str, pattern: re.Pattern[str], blocked: _Spans, code: _Spans) -> list[Span]:
+    lines = []
+    for match in pattern.finditer(text):
+        content = match.group(1).strip()
+        for mark in ("**", "__"):  # **Answer: 7**: the closing mark belongs to the opening one
+            if text[match.start() : match.start(1)].count(mark) % 2 and content.endswith(mark):
+                content = content[: -len(mark)].rstrip()
+        line_end = match.end()
+        if not content or content.endswith(":") or code.contains(match.start()):
+            continue
+        if blocked.overlaps(match.start(), line_end):
+            continue
+        lines.append((match.start(), line_end, content))
+    return lines
+
+
+def _pattern_matches(text: str, pattern: str | re.Pattern[str], blocked: _Spans) -> list[Span]:
+    return [
+        (m.start(), m.end(), m.group(1))
+        for m in re.finditer(pattern, text)
+        if not blocked.overlaps(m.start(), m.end())
+    ]
+
+
+# --------------------------------------------------------------------------------------------
+# Same answer or not
+# --------------------------------------------------------------------------------------------
+
+
+_WRAPPERS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"), ("**", "**"), ("__", "__"), ("`", "`"))
+_FENCED = re.compile(r"^```[^\n]*\n(.*?)\n?```$", re.DOTALL)
+_SPACE_BY_PUNCTUATION = re.compile(r"\s*([^\w\s])\s*")
+
+
 def _unbox(content: str) -> str:
     """``\\boxed{3}`` written inside an answer tag means 3."""
-    boxes, error = find_boxes(content)
     stripped = content.strip()
+    if not stripped.startswith(("\\boxed", "\\fbox")):
+        return content
+    boxes, error = find_boxes(stripped)
     if error is None and len(boxes) == 1 and boxes[0][0] == 0 and boxes[0][1] == len(stripped):
         return boxes[0][2]
     return content
 
 
-def _single(candidates: list[str], what: str) -> tuple[str | None, str | None]:
-    distinct = {normalize_space(c) for c in candidates}
-    if len(distinct) > 1:
-        shown = ", ".join(repr(c[:40]) for c in sorted(distinct)[:3])
-        return None, f"several different final answers in {what}: {shown}"
-    return candidates[-1], None
+def _bare(text: str) -> str:
+    """The answer without notation that does not change it (boxes, math delimiters, emphasis)."""
+    text = text.strip()
+    for _ in range(4):  # a few layers: **$\boxed{7}$**
+        before = text
+        text = _unbox(text).strip()
+        if fenced := _FENCED.match(text):
+            text = fenced.group(1).strip()
+        for left, right in _WRAPPERS:
+            if len(text) > len(left) + len(right) and text.startswith(left) and text.endswith(right):
+                text = text[len(left) : -len(right)].strip()
+        if text.endswith(".") and not text.endswith(".."):
+            text = text[:-1].rstrip()
+        if text == before:
+            break
+    return text
+
+
+def _strip_emphasis(answer: str) -> str:
+    """``**10**`` and `` `10` `` around a one-line answer are markdown, not part of it.
+
+    Only where that reading is the only one: one line, and inside no ``**``, backtick, or ``*``
+    at either end (``2**3``, a kakuro row ``**12**`` of blocks, a grid on several lines keep
+    their stars).
+    """
+    answer = answer.strip()
+    for mark in ("**", "`"):
+        inner = answer[len(mark) : -len(mark)]
+        if len(answer) > 2 * len(mark) and answer.startswith(mark) and answer.endswith(mark):
+            if "\n" not in inner and "**" not in inner and "`" not in inner and inner.strip("*") == inner:
+                return inner.strip()
+    return answer
+
+
+def _same_key(text: str) -> tuple[str, object]:
+    bare = _bare(text)
+    number = parse_rational(bare)
+    if number is not None:
+        return ("number", number)
+    return ("text", _SPACE_BY_PUNCTUATION.sub(r"\1", normalize_space(bare)).casefold())
+
+
+# --------------------------------------------------------------------------------------------
+# Extraction
+# --------------------------------------------------------------------------------------------
 
 
 def extract_answer(
     response: str,
     *,
     pattern: str | re.Pattern[str] | None = None,
+    labels: Sequence[str] = (),
     allow_bare: bool = False,
     max_chars: int = DEFAULT_MAX_ANSWER_CHARS,
 ) -> Extraction:
-    """Extract the final answer from ``response`` (see the module docstring for the rules)."""
+    """Extract the one final answer of ``response`` (see the module docstring for the rules).
+
+    ``pattern`` is a family's own answer form (a regex with one group, e.g. a fenced program),
+    a mark wherever it appears; ``labels`` are the family's own answer-line labels
+    (``("path",)`` reads ``Path: A B C``), read only when there is no tag and no box;
+    ``allow_bare`` takes the whole response when it holds no mark at all.
+    """
     if not isinstance(response, str):
         return _fail(f"response must be a string, got {type(response).__name__}")
-    if not response.strip():
-        return _fail("empty response")
-    result = _extract(response, pattern, allow_bare)
+    text, error = strip_reasoning(response)
+    if error:
+        return _fail(error)
+    if not text.strip():
+        return _fail("empty response" if not response.strip() else "nothing after the reasoning block")
+    result = _extract(text, pattern, labels, allow_bare)
     if result.ok and result.text is not None:
-        text = result.text.strip()
-        if not text:
+        answer = _strip_emphasis(result.text) if result.source != "whole" else result.text.strip()
+        if not answer:
             return _fail("the answer is empty")
-        if len(text) > max_chars:
+        if len(answer) > max_chars:
             return _fail(f"the answer is longer than {max_chars} characters")
-        return Extraction(text=text, source=result.source)
+        return Extraction(text=answer, source=result.source)
     return result
 
 
-def _extract(response: str, pattern: str | re.Pattern[str] | None, allow_bare: bool) -> Extraction:
-    tags, error = find_answer_tags(response)
+def _extract(
+    text: str, pattern: str | re.Pattern[str] | None, labels: Sequence[str], allow_bare: bool
+) -> Extraction:
+    tags, error = find_answer_tags(text)
     if error:
         return _fail(error)
-    boxes, box_error = find_boxes(response)
-    if tags:
-        answer, error = _single([_unbox(t[2]) for t in tags], "<answer> tags")
-        if error:
-            return _fail(error)
-        starts = [t[0] for t in tags]
-        outside = [b[2] for b in boxes if not _inside_any(tags, starts, b[0])]
-        if outside and {normalize_space(b) for b in outside} != {normalize_space(answer or "")}:
-            return _fail("a \\boxed answer disagrees with the <answer> tag")
-        return Extraction(text=answer, source="answer_tag")
+    outside_boxes, box_error = find_boxes(_blank_out(text, tags))  # boxes in a tag are its content
     if box_error:
         return _fail(box_error)
-    if boxes:
-        answer, error = _single([_unbox(b[2]) for b in boxes], "\\boxed{}")
-        return _fail(error) if error else Extraction(text=answer, source="boxed")
-    if pattern is not None:
-        matches = [m.group(1) for m in re.finditer(pattern, response)]
-        if matches:
-            answer, error = _single(matches, "answer lines")
-            return _fail(error) if error else Extraction(text=answer, source="pattern")
+    blocked = _Spans([(s, e) for s, e, _ in tags] + [(s, e) for s, e, _ in outside_boxes])
+    code = _Spans(_fenced_blocks(text))
+    lines = _answer_lines(text, _ANSWER_LINE, blocked, code)
+    if labels and not tags and not outside_boxes:  # a family's own labels: a fallback form only
+        lines += _answer_lines(text, answer_line_pattern(labels), blocked, code)
+    matches = _pattern_matches(text, pattern, blocked) if pattern is not None else []
+    kinds = [
+        ("answer_tag", [_unbox(t[2]) for t in tags]),
+        ("boxed", [_unbox(b[2]) for b in outside_boxes]),
+        ("answer_line", [c for _, _, c in sorted(lines + matches)]),
+    ]
+    for source, candidates in kinds:
+        if candidates:
+            answer = candidates[-1]
+            if error := _disagreement(answer, [c for _, cs in kinds for c in cs]):
+                return _fail(error)
+            if source == "answer_line" and not lines:
+                source = "pattern"
+            return Extraction(text=answer, source=source)
     if allow_bare:
-        return Extraction(text=response, source="whole")
+        return Extraction(text=text, source="whole")
     return _fail(f"no final answer found: {HOW_TO_ANSWER}")
 
 
-def _inside_any(spans: list[tuple[int, int, str]], starts: list[int], index: int) -> bool:
-    # spans are sorted and disjoint: a binary search keeps many boxes fast
-    k = bisect.bisect_right(starts, index) - 1
-    return k >= 0 and index < spans[k][1]
+def _disagreement(answer: str, candidates: list[str]) -> str | None:
+    key = _same_key(answer)
+    for other in candidates:
+        if other is not answer and _same_key(other) != key:
+            shown = ", ".join(repr(c.strip()[:40]) for c in (answer, other))
+            return f"several different final answers: {shown}"
+    return None

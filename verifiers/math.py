@@ -14,6 +14,7 @@ The label policy (what counts as equal) is documented in ``docs/verifiers.md``.
 from __future__ import annotations
 
 import dataclasses
+import json
 import logging
 import re
 from collections.abc import Callable, Sequence
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from palaestra.core import Verdict, canonical_json
+from palaestra.core import Verdict
 from palaestra.verifiers._worker import WorkerCrashed, WorkerPool, WorkerTimeout
 from palaestra.verifiers.extract import extract_answer
 
@@ -195,6 +196,40 @@ def _completion_text(completion: Any) -> str:
     return ""
 
 
+def _reference_answers(columns: dict[str, Any], answer_key: str, n: int) -> list[str]:
+    """The gold answers of a batch as text, whatever shape the dataset gave them.
+
+    A palaestra row (export or ``task_rows``) carries its task record in ``extra_info``; its
+    ``answer`` column is JSON text (``'"6"'``). The task record is read when present, and a
+    JSON-quoted string is unquoted (no math answer starts with a quote), so a reference answer
+    never scores 0 because of the storage format. A reference that is not a single value (a grid,
+    a list) cannot be a math answer: that is a data-shape mismatch and raises ``ValueError``.
+    """
+    golds = columns.get(answer_key)
+    records = columns.get("extra_info") if answer_key == "answer" else None
+    if records is not None and any(isinstance(r, dict) and r.get("task") for r in records):
+        golds = [json.loads(r["task"])["answer"] for r in records]
+    if golds is None:
+        raise KeyError(f"the dataset has no {answer_key!r} column for the math reward")
+    if len(golds) != n:
+        raise ValueError(f"{n} completions but {len(golds)} references")
+    return [_gold_text(gold, i) for i, gold in enumerate(golds)]
+
+
+def _gold_text(gold: Any, row: int) -> str:
+    if isinstance(gold, str) and gold.startswith('"'):
+        try:
+            gold = json.loads(gold)
+        except json.JSONDecodeError:
+            pass
+    if isinstance(gold, bool) or not isinstance(gold, (str, int, float, Fraction)):
+        raise ValueError(
+            f"math_reward: row {row}'s reference answer is a {type(gold).__name__} ({str(gold)[:60]!r}), "
+            "not a single math value; grade structured answers with palaestra_reward"
+        )
+    return gold if isinstance(gold, str) else str(gold)
+
+
 def make_math_reward(
     answer_key: str = "answer",
     *,
@@ -210,16 +245,11 @@ def make_math_reward(
     """
 
     def reward(completions: list[Any], **kwargs: Any) -> list[float]:
-        golds = kwargs.get(answer_key)
-        if golds is None:
-            raise KeyError(f"the dataset has no {answer_key!r} column for the math reward")
-        if len(golds) != len(completions):
-            raise ValueError(f"{len(completions)} completions but {len(golds)} references")
+        golds = _reference_answers(kwargs, answer_key, len(completions))
         rewards = []
         for completion, gold in zip(completions, golds, strict=True):
-            gold_text = gold if isinstance(gold, str) else canonical_json(gold)
             verdict = verify_math(
-                _completion_text(completion), gold_text, policy=policy, pattern=pattern, allow_bare=allow_bare
+                _completion_text(completion), gold, policy=policy, pattern=pattern, allow_bare=allow_bare
             )
             if verdict.error is not None:
                 log.warning("math reward: verifier failed (%s); scoring 0", verdict.error)

@@ -2,9 +2,11 @@
 
 A :class:`TurnGame` has ``possible_agents`` (``"player_0"``, ``"player_1"``, ...), an
 ``agent_selection`` whose turn it is, and per-player dicts ``rewards``, ``terminations``,
-``truncations`` and ``infos``, as in PettingZoo's AEC API. Observations are text and routed
-per player: ``observe(agent)`` shows that player's view (hidden cards stay hidden) and the
-messages addressed to it since its last move.
+``truncations`` and ``infos``, as in PettingZoo's AEC API (the PettingZoo ``AECEnv`` itself,
+which passes ``pettingzoo.test.api_test``, is :mod:`palaestra.integrations.pettingzoo`).
+Observations are text and routed per player: ``observe(agent)`` shows that player's view (hidden
+cards stay hidden) and the messages addressed to it since its last move; looking changes
+nothing, so two calls in a row return the same text.
 
 Two wrappers turn a game into a ``gymnasium.Env[str, str]``:
 
@@ -121,9 +123,8 @@ class TurnGame(ABC):
         return any(self.terminations.values()) or any(self.truncations.values())
 
     def observe(self, agent: str) -> str:
-        """Messages for ``agent`` since it last looked, then its current view."""
-        messages, self._inbox[agent] = self._inbox[agent], []
-        return "\n".join([*messages, self.view(agent)])
+        """Messages for ``agent`` since its last move, then its current view (a pure read)."""
+        return "\n".join([*self._inbox[agent], self.view(agent)])
 
     def step(self, action: str) -> None:
         """Play ``action`` for ``agent_selection`` (an invalid one costs the penalty)."""
@@ -132,6 +133,7 @@ class TurnGame(ABC):
         if self.done:
             raise RuntimeError("the game is over: reset it")
         actor = self.agent_selection
+        self._inbox[actor] = []  # the mover has read its messages: the next ones start now
         self.rewards = {a: 0.0 for a in self.agents}
         move = self.parse_move(action[:2000])
         if move is None or move not in self.legal_moves():
@@ -191,9 +193,21 @@ def level_opponent(level: int) -> Opponent:
 
 
 class _GameEnv(gymnasium.Env[str, str]):
-    metadata = {"render_modes": [], "render_fps": 1}
+    metadata = {"render_modes": ["ansi"], "render_fps": 1}
 
-    def __init__(self, game: TurnGame, level: int, max_turns: int, max_response_chars: int):
+    def __init__(
+        self,
+        game: TurnGame,
+        level: int,
+        max_turns: int,
+        max_response_chars: int,
+        render_mode: str | None = None,
+    ):
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}"
+            )
+        self.render_mode = render_mode
         self.game, self.level, self.max_turns = game, check_level(level), max_turns
         self.observation_space = AnyText(max_length=1 << 20)
         self.action_space = AnyText(max_length=max_response_chars)
@@ -206,6 +220,12 @@ class _GameEnv(gymnasium.Env[str, str]):
         self._game_rng = np.random.Generator(np.random.PCG64(int(self.np_random.integers(0, 2**63 - 1))))
         self.game.reset(self._game_rng, level)
         self.turns = 0
+
+    def render(self) -> str | None:
+        """``"ansi"``: the board as the player to move sees it (hidden cards stay hidden)."""
+        if self.render_mode != "ansi" or not self.game.agents:
+            return None
+        return self.game.view(self.game.agent_selection)
 
     def _check(self, action: Any) -> None:
         if not isinstance(action, str):
@@ -246,8 +266,9 @@ class VersusOpponent(_GameEnv):
         level: int = 10,
         max_turns: int = 100,
         max_response_chars: int = 4096,
+        render_mode: str | None = None,
     ):
-        super().__init__(game, level, max_turns, max_response_chars)
+        super().__init__(game, level, max_turns, max_response_chars, render_mode)
         if not 0 <= seat < len(game.possible_agents):
             raise ValueError(f"seat must be in 0..{len(game.possible_agents) - 1}, got {seat}")
         self.agent = game.possible_agents[seat]
@@ -313,9 +334,15 @@ class SelfPlay(_GameEnv):
     """
 
     def __init__(
-        self, game: TurnGame, *, level: int = 1, max_turns: int = 200, max_response_chars: int = 4096
+        self,
+        game: TurnGame,
+        *,
+        level: int = 1,
+        max_turns: int = 200,
+        max_response_chars: int = 4096,
+        render_mode: str | None = None,
     ):
-        super().__init__(game, level, max_turns, max_response_chars)
+        super().__init__(game, level, max_turns, max_response_chars, render_mode)
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None

@@ -15,16 +15,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
-from palaestra.generators.arithmetic._common import extract, is_no_solution, parse_int
+from palaestra.generators.arithmetic._common import extract, is_no_solution
 from palaestra.registry import Family, SolverRun, TaskDraft, family
+from palaestra.verifiers.numbers import read_integer, unwrap_math
 
 NO_SOLUTION = "no solution"
 WEAK_BUDGET = 3000
-_CONGRUENCE = re.compile(
-    r"^\s*(?:x\s*(?:=|≡|\\equiv|is)\s*)?(?P<x>[+\-\u2212]?[\d,]+)\s*"
-    r"(?:\(?\s*(?:\\pmod|\\bmod|\\mod|mod|modulo)\s*\{?\s*(?P<m>[\d,]+)\s*\}?\s*\)?)?\s*\.?\s*$",
-    re.IGNORECASE,
-)
+_UNKNOWN = re.compile(r"^x\s*(?:=|≡|\\equiv|is)\s*", re.IGNORECASE)
+_MODULO = re.compile(r"\\pmod|\\bmod|\\mod(?![a-z])|\bmod(?:ulo)?\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -140,16 +138,26 @@ If no integer satisfies them all, answer "no solution". Otherwise give x, for ex
 <answer>1234</answer> (writing "x = 1234" or "1234 (mod N)" with N the lcm of the moduli is also fine)."""
 
 
-def parse_congruence(text: str) -> tuple[int, int | None] | None:
-    """``x = 23``, ``23``, ``x ≡ 23 (mod 60)``, ``23 \\pmod{60}`` -> (23, 60 or None)."""
-    match = _CONGRUENCE.match(text.replace("\u2212", "-"))
-    if not match:
+def parse_congruence(text: str) -> tuple[int | Verdict, int | None] | None:
+    """``x = 23``, ``23``, ``x ≡ 23 (mod 60)``, ``23 \\pmod{60}`` -> (23, 60 or None).
+
+    The solution is read by the shared number reader (a non-integer comes back as a wrong
+    verdict); ``None`` when the text is not one congruence.
+    """
+    body = _UNKNOWN.sub("", unwrap_math(text), count=1)
+    modulus: int | None = None
+    if mod := _MODULO.search(body):
+        suffix = body[mod.end() :].strip().removesuffix(")").strip()
+        if suffix.startswith("{") and suffix.endswith("}"):
+            suffix = suffix[1:-1]
+        read = read_integer(suffix)
+        if not isinstance(read, int) or read <= 0:
+            return None
+        modulus, body = read, body[: mod.start()].strip().removesuffix("(").strip()
+    x = read_integer(body)
+    if isinstance(x, Verdict) and not x.format_ok:
         return None
-    x = parse_int(match["x"])
-    m = parse_int(match["m"]) if match["m"] else None
-    if x is None or (match["m"] and m is None):
-        return None
-    return x, m
+    return x, modulus
 
 
 @family(
@@ -189,6 +197,8 @@ class ChineseRemainder(Family):
         if parsed is None:
             return Verdict.bad_format(f"could not read {text[:60]!r} as an integer or 'no solution'")
         x, modulus = parsed
+        if isinstance(x, Verdict):
+            return x  # a number that is not an integer
         if task.answer == NO_SOLUTION:
             return Verdict.wrong("the congruences have no common solution", parsed=x)
         if modulus is not None and modulus != int(task.metadata["lcm"]):

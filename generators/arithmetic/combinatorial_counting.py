@@ -28,8 +28,9 @@ from math import comb, factorial
 import numpy as np
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
-from palaestra.generators.arithmetic._common import extract, parse_int
+from palaestra.generators.arithmetic._common import MAX_INTEGER_CHARS, extract
 from palaestra.registry import Family, SolverRun, TaskDraft, family
+from palaestra.verifiers.numbers import read_integer
 
 KINDS = ("lattice", "committee", "binary", "boxes", "arrangements", "seating", "onto")
 MAX_OBJECTS = 60_000
@@ -570,9 +571,9 @@ class CombinatorialCounting(Family):
         text = extract(response)
         if isinstance(text, Verdict):
             return text
-        value = parse_int(text)
-        if value is None:
-            return Verdict.bad_format(f"could not read {text[:60]!r} as an integer")
+        value = read_integer(text, max_chars=MAX_INTEGER_CHARS)
+        if isinstance(value, Verdict):
+            return value
         if str(value) == task.answer:
             return Verdict.right(parsed=value)
         return Verdict.wrong(f"{value} is not the count", parsed=value)

@@ -23,11 +23,12 @@ import numpy as np
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.generators.arithmetic._common import extract
 from palaestra.registry import Family, SolverRun, TaskDraft, family
+from palaestra.verifiers.numbers import parse_rational
 
 SMALL = tuple(range(1, 11))
 BIG = (25, 50, 75, 100)
 MAX_EXPRESSION_CHARS = 400
-_TOKEN = re.compile(r"\s*(?:(\d+)|([+\-*/()×÷·−xX]))")
+_TOKEN = re.compile(r"\s*(?:([0-9]+)|([+\-*/()×÷·−xX]))")
 _OPS = {"×": "*", "·": "*", "x": "*", "X": "*", "÷": "/", "−": "-"}
 
 
@@ -225,15 +226,15 @@ def evaluate(text: str) -> tuple[int, list[int]]:
     return int(value), parser.literals
 
 
-def split_claim(text: str) -> tuple[str, int | None]:
-    """``(3 + 4) * 5 = 35`` -> (expression, 35); a trailing ``= N`` is optional."""
+def split_claim(text: str) -> tuple[str, Fraction | None]:
+    """``(3 + 4) * 5 = 35`` -> (expression, 35); a trailing ``= N`` (any number) is optional."""
     left, sep, right = text.rpartition("=")
     if not sep:
         return text, None
-    right = right.strip().rstrip(".").replace(",", "")
-    if not right.isdigit():
-        raise ExpressionError(f"could not read {right[:20]!r} after '=' as a number")
-    return left, int(right)
+    claim = parse_rational(right)
+    if claim is None:
+        raise ExpressionError(f"could not read {right.strip()[:20]!r} after '=' as a number")
+    return left, claim
 
 
 # --------------------------------------------------------------------------------------------

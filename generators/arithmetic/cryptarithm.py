@@ -155,6 +155,8 @@ def parse_mapping(text: str) -> dict[str, int] | str:
     for match in _PAIR.finditer(text):
         if not _SEPARATORS.match(text[pos : match.start()]):
             return f"unexpected text {text[pos : match.start()][:30]!r}"
+        if len(match.group(2)) > 1:  # a digit is one character; int() raises on 4,300+ digits
+            return f"{match.group(1)}: {match.group(2)[:12]!r} is not a single digit"
         letter, digit = match.group(1).upper(), int(match.group(2))
         if letter in mapping and mapping[letter] != digit:
             return f"{letter} is given two different digits"

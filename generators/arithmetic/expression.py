@@ -21,7 +21,6 @@ from palaestra.verifiers.numbers import format_rational, parse_rational
 OPERATORS = "+-*/^"
 _PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2, "^": 3}
 MAX_VALUE_DIGITS = 40  # regenerate any expression whose value or parts grow beyond this
-ANSWER_LINE = r"(?im)^\s*(?:final\s+)?answer\s*(?:is)?\s*[:=]\s*(.+?)\s*$"
 
 
 @dataclass(frozen=True)
@@ -284,7 +283,7 @@ class Expression(Family):
         )
 
     def verify(self, task: Task, response: str) -> Verdict:
-        extraction = extract_answer(response, pattern=ANSWER_LINE, allow_bare=True)
+        extraction = extract_answer(response, allow_bare=True)
         if not extraction.ok or extraction.text is None:
             return Verdict.bad_format(extraction.error or "no answer")
         value = parse_rational(extraction.text)

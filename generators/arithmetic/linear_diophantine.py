@@ -19,20 +19,29 @@ import numpy as np
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.generators.arithmetic._common import extract, is_no_solution
 from palaestra.registry import Family, SolverRun, TaskDraft, family
+from palaestra.verifiers.numbers import read_integer, unwrap_math
 
 MODES = ("particular", "general", "positive")
 NO_SOLUTION = "no solution"
 WEAK_BUDGET = 300
-_INT = r"[+\-]?\d+"
+_NUMBER = r"[+\-\u2212]?\s*[0-9]+(?:\.[0-9]+)?"
 _PAIR = re.compile(
-    rf"^\s*(?:\(\s*(?P<x1>{_INT})\s*,\s*(?P<y1>{_INT})\s*\)|"
-    rf"x\s*=\s*(?P<x2>{_INT})\s*(?:,|;|and)?\s*y\s*=\s*(?P<y2>{_INT}))\s*\.?\s*$",
+    rf"(?:\(?\s*(?P<x1>{_NUMBER})\s*,\s*(?P<y1>{_NUMBER})\s*\)?|"
+    rf"x\s*=\s*(?P<x2>{_NUMBER})\s*(?:,|;|\band\b)?\s*y\s*=\s*(?P<y2>{_NUMBER}))",
     re.IGNORECASE,
 )
-_SIDE = re.compile(
-    r"\b([xy])\s*=\s*([^,;\n]+?)\s*(?=[,;\n]|\bwhere\b|\bfor\b|\bwith\b|\band\b|$)", re.IGNORECASE
+_TERM = re.compile(r"([+-])([0-9]*)\*?([a-wz]?)")  # a parameter is any letter but x and y
+_SIDES_SPLIT = re.compile(r",|;|\band\b|\n", re.IGNORECASE)  # parts are stripped: no \s* (quadratic)
+_SIDE = re.compile(r"([xy])\s*=\s*(.+)", re.IGNORECASE | re.DOTALL)
+_QUALIFIER_START = re.compile(r"\b(?:where|for|with)\b|[,;]\s*[a-wz]\s*(?:∈|\\in\b)", re.IGNORECASE)
+_LATEX_SPACE = re.compile(r"\\[;,!: ]|\\q?quad\b")
+# "where t is an integer", "for all integers t", "for any integer t", "t ∈ ℤ", "t \in \mathbb{Z}"
+_QUALIFIER = re.compile(
+    r"[,;]?\s*(?:(?:where|for|with)\s+(?:(?:all|any|every|each|some|an?)\s+)?(?:(?:arbitrary\s+)?integers?\s+)?)?"
+    r"(?P<param>[a-wz])\s*(?:(?:∈|\\in|in)\s*(?:\\mathbb\s*\{\s*Z\s*\}|\\mathbb\s*Z|ℤ|Z|the\s+integers)"
+    r"|is\s+(?:an?\s+)?(?:arbitrary\s+)?integer)?\s*",
+    re.IGNORECASE,
 )
-_TERM = re.compile(r"([+-])(\d*)\*?([a-z]?)")
 
 
 @dataclass(frozen=True)
@@ -113,18 +122,22 @@ def _linear(const: int, coef: int) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-def parse_pair(text: str) -> tuple[int, int] | None:
-    """``x = 3, y = -2`` or ``(3, -2)`` -> (3, -2)."""
-    match = _PAIR.match(text.replace("\u2212", "-"))
+def parse_pair(text: str) -> tuple[int | Verdict, int | Verdict] | None:
+    """``x = 3, y = -2``, ``(3, -2)`` -> (3, -2); ``None`` unless the whole text is such a pair.
+
+    Each value comes back as read by the shared number reader: an int, or the verdict on a
+    number that is not an integer.
+    """
+    match = _PAIR.fullmatch(unwrap_math(text))
     if not match:
         return None
     x, y = match["x1"] or match["x2"], match["y1"] or match["y2"]
-    return int(x), int(y)
+    return read_integer(x), read_integer(y)
 
 
 def parse_linear(text: str) -> tuple[int, int, str] | None:
     """``3 + 5t``, ``-7k - 2``, ``4n`` -> (constant, coefficient, parameter letter)."""
-    body = text.replace(" ", "").replace("\u2212", "-").replace("·", "*").lower()
+    body = re.sub(r"\s+", "", text).replace("\u2212", "-").replace("·", "*").replace("\\cdot", "*").lower()
     if not body or len(body) > 200:
         return None
     if body[0] not in "+-":
@@ -148,15 +161,33 @@ def parse_linear(text: str) -> tuple[int, int, str] | None:
 
 
 def parse_general(text: str) -> tuple[int, int, int, int] | str:
-    """``x = 3 + 5t, y = -2 - 7t`` -> (x0, p, y0, q); a string says why it could not be read."""
-    sides = {m.group(1).lower(): m.group(2) for m in _SIDE.finditer(text.replace("\u2212", "-"))}
-    if set(sides) != {"x", "y"}:
-        return "expected 'x = ... , y = ...'"
-    x, y = parse_linear(sides["x"]), parse_linear(sides["y"])
+    """``x = 3 + 5t, y = -2 - 7t`` -> (x0, p, y0, q); a string says why it could not be read.
+
+    Every character must be read: the two sides, separated by a comma, semicolon, "and" or a
+    line break, then at most a qualifier about the parameter ("where t is an integer", "for all
+    integers t", "t ∈ ℤ"). Any other text, or a side given twice, is a format error.
+    """
+    body = _LATEX_SPACE.sub(" ", unwrap_math(text))
+    param_note = None
+    if start := _QUALIFIER_START.search(body):
+        qualifier = _QUALIFIER.fullmatch(body, start.start())
+        if qualifier is None:
+            return f"could not read {body[start.start() :].strip()[:40]!r} (only a note such as 'where t is an integer' may follow)"
+        param_note, body = qualifier["param"].lower(), body[: start.start()].rstrip()
+        body = body[:-1] if body[-1:] in (",", ";") else body  # the separator before the note
+    parts = [part.strip() for part in _SIDES_SPLIT.split(body.strip())]
+    sides = [_SIDE.fullmatch(part) for part in parts]
+    if len(parts) != 2 or None in sides or {m.group(1).lower() for m in sides if m} != {"x", "y"}:
+        return "expected exactly 'x = ... , y = ...'"
+    linear = {m.group(1).lower(): parse_linear(m.group(2)) for m in sides if m}
+    x, y = linear["x"], linear["y"]
     if x is None or y is None:
         return "each side must be an integer plus an integer multiple of one parameter"
-    if x[2] and y[2] and x[2] != y[2]:
+    letters = {side[2] for side in (x, y) if side[2]}
+    if len(letters) > 1:
         return "x and y must use the same parameter"
+    if param_note and letters and param_note not in letters:
+        return f"the note names {param_note}, but the parameter is {letters.pop()}"
     return x[0], x[1], y[0], y[1]
 
 
@@ -260,6 +291,8 @@ class LinearDiophantine(Family):
         if pair is None:
             return Verdict.bad_format(f"could not read {text[:60]!r} as 'x = ..., y = ...'")
         x, y = pair
+        if isinstance(x, Verdict) or isinstance(y, Verdict):
+            return x if isinstance(x, Verdict) else y  # type: ignore[return-value]
         a, b, c = meta["a"], meta["b"], meta["c"]
         if a * x + b * y != c:
             return Verdict.wrong(f"{a}*{x} + {b}*{y} != {c}", parsed=[x, y])

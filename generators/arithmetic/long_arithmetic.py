@@ -14,12 +14,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
-from palaestra.generators.arithmetic._common import extract, parse_int
+from palaestra.generators.arithmetic._common import MAX_INTEGER_CHARS, extract
 from palaestra.registry import Family, SolverRun, TaskDraft, family
+from palaestra.verifiers.numbers import read_integer, unwrap_math
 
 OPERATIONS = ("add", "sub", "mul", "div")
 SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
-_NUMBER = r"[+\-\u2212]?(?:\d{1,3}(?:,\d{3})+|\d+)"
+_NUMBER = r"[+\-\u2212]?(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)(?:\.[0-9]+)?"
 _DIVISION = re.compile(
     rf"^\s*(?:q(?:uotient)?\s*(?:=|:|is)?\s*)?(?P<q>{_NUMBER})"
     rf"(?:\s*[,;]\s+|\s*[,;]?\s*(?:and\s+)?(?:r|rem|remainder)(?![a-z])\.?\s*(?:=|:|is|of)?\s*|\s*[,;]?\s+and\s+)"
@@ -189,13 +190,18 @@ Give the integer quotient and the remainder, with 0 <= remainder < {b}, written 
 "QUOTIENT remainder REMAINDER", for example <answer>1234 remainder 56</answer>."""
 
 
-def parse_division(text: str) -> tuple[int, int] | None:
-    """``1234 remainder 56``, ``1234 R 56``, ``q = 1234, r = 56``, ``1234, 56`` -> (1234, 56)."""
-    match = _DIVISION.match(text.strip())
+def parse_division(text: str) -> tuple[int | Verdict, int | Verdict] | None:
+    """``1234 remainder 56``, ``1234 R 56``, ``q = 1234, r = 56``, ``1234, 56`` -> (1234, 56).
+
+    Each number comes back as read by the shared reader: an int, or the verdict on a number
+    that is not an integer (``1234.5``); ``None`` when the text is not such a pair.
+    """
+    match = _DIVISION.match(unwrap_math(text))
     if not match:
         return None
-    q, r = parse_int(match["q"]), parse_int(match["r"])
-    return None if q is None or r is None else (q, r)
+    return read_integer(match["q"], max_chars=MAX_INTEGER_CHARS), read_integer(
+        match["r"], max_chars=MAX_INTEGER_CHARS
+    )
 
 
 @family(
@@ -233,14 +239,16 @@ class LongArithmetic(Family):
             if parsed is None:
                 return Verdict.bad_format(f"could not read {text[:60]!r} as 'QUOTIENT remainder REMAINDER'")
             q, r = parsed
+            if isinstance(q, Verdict) or isinstance(r, Verdict):
+                return q if isinstance(q, Verdict) else r  # type: ignore[return-value]
             if (q, r) == divmod(a, b):
                 return Verdict.right(parsed=[q, r])
             if q * b + r == a:
                 return Verdict.wrong(f"remainder {r} is not in [0, {b})", parsed=[q, r])
             return Verdict.wrong(f"{q} remainder {r} is not {a} ÷ {b}", parsed=[q, r])
-        value = parse_int(text)
-        if value is None:
-            return Verdict.bad_format(f"could not read {text[:60]!r} as an exact integer")
+        value = read_integer(text, max_chars=MAX_INTEGER_CHARS)
+        if isinstance(value, Verdict):
+            return value
         if str(value) == task.answer:
             return Verdict.right(parsed=str(value))
         return Verdict.wrong(f"{value} is not the result", parsed=str(value))

@@ -18,15 +18,15 @@ from fractions import Fraction
 import numpy as np
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
-from palaestra.generators.arithmetic._common import extract, parse_int
+from palaestra.generators.arithmetic._common import extract
 from palaestra.registry import Family, SolverRun, TaskDraft, family
-from palaestra.verifiers.numbers import parse_rational
+from palaestra.verifiers.numbers import parse_rational, read_integer
 
 WEAK_WIDTH = 16  # the weak solver converts patterns of at most 16 bits by hand
 PRECISIONS = {"half": (5, 10), "single": (8, 23), "double": (11, 52)}  # exponent bits, fraction bits
-_SCIENTIFIC = re.compile(r"^([+\-]?)(\d+(?:\.\d*)?|\.\d+)[eE]([+\-]?\d{1,4})$")
+_SCIENTIFIC = re.compile(r"^([+\-]?)([0-9]+(?:\.[0-9]*)?|\.[0-9]+)[eE]([+\-]?[0-9]{1,4})$")
 _POWER = re.compile(
-    r"^([+\-]?\d+(?:/\d+)?)\s*(?:\*|×|·|\\times|\\cdot)\s*2\s*\^\s*\{?\s*\(?([+\-]?\d{1,4})\)?\s*\}?$"
+    r"^([+\-]?[0-9]+(?:/[0-9]+)?)\s*(?:\*|×|·|\\times|\\cdot)\s*2\s*\^\s*\{?\s*\(?([+\-]?[0-9]{1,4})\)?\s*\}?$"
 )
 _INF = re.compile(r"^([+\-]?)\s*(?:inf|infinity|∞|\\infty)$", re.IGNORECASE)
 _NAN = re.compile(r"^[+\-]?\s*(?:nan|qnan|snan)$", re.IGNORECASE)
@@ -363,9 +363,9 @@ class NumberFormats(Family):
                 return Verdict.right(parsed=bits)
             return Verdict.wrong("not the right bit pattern", parsed=bits)
         if meta["kind"] == "int":
-            value = parse_int(text)
-            if value is None:
-                return Verdict.bad_format(f"could not read {text[:60]!r} as an integer")
+            value = read_integer(text)
+            if isinstance(value, Verdict):
+                return value
             return (
                 Verdict.right(parsed=value)
                 if str(value) == meta["value"]

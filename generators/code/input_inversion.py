@@ -25,7 +25,6 @@ from ._literal import LiteralError, parse_literal
 from ._pipeline import apply, draw_input, draw_pipeline, render
 from ._runner import failed_run, run_jobs
 
-ANSWER_LINE = r"(?im)^\s*(?:final\s+)?(?:answer|input)\s*(?:is)?\s*[:=]\s*(.+?)\s*$"
 MAX_LENGTH = 30
 MAX_VALUE = 10_000
 WEAK_TRIES = 60
@@ -125,7 +124,7 @@ class InputInversion(Family):
         )
 
     def verify(self, task: Task, response: str) -> Verdict:
-        extraction = extract_answer(response, pattern=ANSWER_LINE, allow_bare=True, max_chars=2000)
+        extraction = extract_answer(response, labels=("input",), allow_bare=True, max_chars=2000)
         if not extraction.ok or extraction.text is None:
             return Verdict.bad_format(extraction.error or "no answer")
         xs = parse_input(extraction.text)

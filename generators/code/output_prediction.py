@@ -30,7 +30,6 @@ from palaestra.verifiers.extract import extract_answer
 from ._literal import LiteralError, parse_literal, to_json
 from ._programs import ProgramSpec, draw_program, trace_run
 
-ANSWER_LINE = r"(?im)^\s*(?:final\s+)?(?:answer|output)\s*(?:is)?\s*[:=]\s*(.+?)\s*$"
 MAX_ABS = 10**6
 MAX_OUTPUT_CHARS = 200
 WEAK_LOOP_CAP = 1  # iterations per loop entry the weak "mental trace" follows (it takes each loop once)
@@ -141,7 +140,7 @@ class OutputPrediction(Family):
         )
 
     def verify(self, task: Task, response: str) -> Verdict:
-        extraction = extract_answer(response, pattern=ANSWER_LINE, allow_bare=True, max_chars=2000)
+        extraction = extract_answer(response, labels=("output",), allow_bare=True, max_chars=2000)
         if not extraction.ok or extraction.text is None:
             return Verdict.bad_format(extraction.error or "no answer")
         try:

@@ -12,6 +12,10 @@ integral: ``answer - value``) and decides it:
    (cancel, expand, simplify, then the same after rewriting in exponentials).
 4. Numbers that agree but no proof: ``undecided``, reported as a verifier failure.
 
+An antiderivative may carry a constant of integration (``C``, ``K``, ``c_1``, ...) only as an
+added term: the mixed derivative ``d/dC d/dx answer`` must vanish by the same decision, so
+``F + C`` and ``F + 2C`` are accepted and ``F + C*x`` is wrong, whatever value ``C`` takes.
+
 Numeric agreement alone never accepts: a wrong answer such as ``F + sin(N*pi*x)^2`` (``N`` the
 lcm of every denominator the points use) vanishes at every fixed point, and only a symbolic zero
 may say "equal". The numbers only ever reject.
@@ -94,8 +98,16 @@ def check(args: dict[str, Any]) -> dict[str, Any]:
     if answer.has(sympy.Abs):
         x = sympy.Symbol(var, positive=True)
         answer, target = answer.subs(plain, x), target.subs(plain, x)
-    if extra:  # the constant of integration: any value is fine, take 0
-        answer = answer.subs(sympy.Symbol(next(iter(extra))), 0)
+    if extra:  # the constant of integration: any value is fine once it is only added
+        constant = sympy.Symbol(next(iter(extra)))
+        mixed = decide_zero(sympy.diff(answer, constant, x), sympy.Integer(0), x)
+        if mixed == "nonzero":  # F + C*x: C changes the derivative
+            reason = f"the constant {constant} may only be added to an antiderivative"
+            return _result(False, True, _show(answer), reason)
+        if mixed == "undecided":
+            reason = f"could not prove that {constant} is only added"
+            return _result(False, False, _show(answer), reason, error="undecided")
+        answer = answer.subs(constant, 0)
     if answer.has(sympy.nan, sympy.zoo, sympy.oo, -sympy.oo):
         return _result(False, True, _show(answer), "the answer is not finite")
     left = sympy.diff(answer, x) if mode == "antiderivative" else answer

@@ -17,19 +17,21 @@ from collections.abc import Sequence
 import z3
 
 from palaestra.core import Verdict
+from palaestra.verifiers.numbers import fold_lookalikes
 
-ANSWER_LINE = r"(?im)^\s*(?:final\s+)?answer\s*(?:is)?\s*[:=]\s*(.+?)\s*$"
 VERIFY_TIMEOUT_MS = 5_000  # per z3 call made while grading one response
 MAX_NUMBER_DIGITS = 40
 Clause = list[int]
 
-_PAIR = re.compile(r"([A-Za-z_][A-Za-z_0-9]*)\s*(?:=|:|:=|is)\s*([+\-\u2212]?\s*[0-9A-Za-z_]+)")
-_JUNK = re.compile(r"[\s,;{}\[\]()\"'`]+|\band\b")
+# Matched only where the previous pair ended (never searched for), so a scan is linear even on
+# 100k letters: a search would retry the greedy name at every position, quadratic in the text.
+_PAIR = re.compile(r"([A-Za-z_][A-Za-z_0-9]*)(?:\s*(?::=|=|:)\s*|\s+is\s+)([+\-\u2212]?\s*[0-9A-Za-z_]+)")
+_JUNK = re.compile(r"(?:[\s,;{}\[\]()\"'`]+|\band\b)+")
 
 
 def parse_int_token(token: str) -> int | None:
     """A signed decimal, ``0x`` hex or ``0b`` binary integer; ``None`` if not one or too long."""
-    text = token.replace(" ", "").replace("\u2212", "-")
+    text = fold_lookalikes(token).replace(" ", "").replace("\u2212", "-")
     sign = -1 if text.startswith("-") else 1
     body = text.lstrip("+-")
     if not body or len(body) > MAX_NUMBER_DIGITS + 2:
@@ -39,7 +41,7 @@ def parse_int_token(token: str) -> int | None:
         return sign * int(low[2:], 16)
     if re.fullmatch(r"0b[01]+", low):
         return sign * int(low[2:], 2)
-    if re.fullmatch(r"\d+", low) and len(low) <= MAX_NUMBER_DIGITS:
+    if re.fullmatch(r"[0-9]+", low) and len(low) <= MAX_NUMBER_DIGITS:
         return sign * int(low)
     return None
 
@@ -47,13 +49,17 @@ def parse_int_token(token: str) -> int | None:
 def parse_int_assignment(text: str, names: Sequence[str]) -> tuple[dict[str, int] | None, str]:
     """``({name: int}, "")`` from ``x1 = 3, x2 = -5`` (JSON-ish braces and quotes allowed)."""
     lookup = {n.lower(): n for n in names}
-    text = re.sub(r"[\"'`]", " ", text)  # JSON-quoted names
+    text = re.sub(r"[\"'`]", " ", fold_lookalikes(text))  # JSON-quoted names
     values: dict[str, int] = {}
     pos = 0
-    for match in _PAIR.finditer(text):
-        gap = text[pos : match.start()]
-        if _JUNK.sub("", gap):
-            return None, f"unexpected text {gap.strip()[:30]!r}"
+    while True:
+        if junk := _JUNK.match(text, pos):
+            pos = junk.end()
+        if pos >= len(text):
+            break
+        match = _PAIR.match(text, pos)
+        if match is None:
+            return None, f"unexpected text {text[pos:].strip()[:30]!r}"
         pos = match.end()
         name = lookup.get(match.group(1).lower())
         if name is None:
@@ -67,8 +73,6 @@ def parse_int_assignment(text: str, names: Sequence[str]) -> tuple[dict[str, int
         if name in values:
             return None, f"{name} is given more than once"
         values[name] = value
-    if _JUNK.sub("", text[pos:]):
-        return None, f"unexpected text {text[pos:].strip()[:30]!r}"
     missing = [n for n in names if n not in values]
     if missing:
         return None, f"no value for {', '.join(missing[:5])}" + (" ..." if len(missing) > 5 else "")
@@ -77,11 +81,11 @@ def parse_int_assignment(text: str, names: Sequence[str]) -> tuple[dict[str, int
 
 def parse_index_set(text: str, count: int) -> tuple[list[int] | None, str]:
     """Distinct clause numbers 1..count from ``1, 4, 7`` / ``{C1, C4}`` / ``[1 4 7]``."""
-    tokens = [t for t in re.split(r"[\s,;{}\[\]()]+|\band\b", text) if t]
+    tokens = [t for t in re.split(r"[\s,;{}\[\]()]+|\band\b", fold_lookalikes(text)) if t]
     out: list[int] = []
     for token in tokens:
         body = token[1:] if token[:1] in "cC#" else token
-        if not body.isdigit() or len(body) > 9:
+        if not (body.isascii() and body.isdigit()) or len(body) > 9:  # '²'.isdigit(): int() raises
             return None, f"{token[:20]!r} is not a clause number"
         k = int(body)
         if not 1 <= k <= count:

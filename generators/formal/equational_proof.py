@@ -500,12 +500,18 @@ LEMMAS = {
 }
 
 
+def _trim_step(part: str) -> str:
+    """A chain step without trailing spaces and at most one final ``.``, ``,`` or ``;``."""
+    part = part.rstrip()
+    return part[:-1].rstrip() if part[-1:] in (".", ",", ";") else part
+
+
 def parse_chain(theory: Theory, text: str) -> Chain:
     """Our own (trusted) chain text as (term, axiom, direction) entries."""
     parts = _split_chain(text)
     chain: Chain = [(theory.parse(parts[0]), "", "")]
     for part in parts[1:]:
-        step = _STEP.match(part)
+        step = _STEP.match(_trim_step(part))
         label = _LABEL.match(step["label"]) if step else None
         if step is None or label is None:
             raise ValueError(f"cannot read {part!r}")
@@ -865,7 +871,8 @@ _LABEL = re.compile(
     r"(?P<post>←|<-|<=|⟵|→|->|=>|⟶|rev(?:erse|ersed)?|backwards?|r2l|l2r|forwards?)?\s*$",
     re.I,
 )
-_STEP = re.compile(r"^(?P<term>.*?)\[(?P<label>[^\[\]]{0,40})\]\s*[.,;]?\s*$", re.S)
+# matched on a step with its end trimmed (_trim_step): "\s*[.,;]?\s*$" backtracked quadratically
+_STEP = re.compile(r"^(?P<term>.*?)\[(?P<label>[^\[\]]{0,40})\]$", re.S)
 
 
 def _split_chain(text: str) -> list[str]:
@@ -926,7 +933,7 @@ def check_chain(
                 )
         current = lhs
         for k, part in enumerate(parts[1:], start=1):
-            step = _STEP.match(part)
+            step = _STEP.match(_trim_step(part))
             if step is None:
                 return Verdict.bad_format(f"step {k}: write the term, then the axiom in brackets, e.g. [G2]")
             label = _LABEL.match(step["label"])

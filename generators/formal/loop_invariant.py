@@ -32,7 +32,7 @@ from palaestra.generators.formal._common import (
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
 
-MAX_TOKENS = 600
+MAX_TOKENS = 2000  # hoare_triple references reach 448 tokens at level 10; rewritings add parentheses
 MAX_DEPTH = 60
 _TOKEN = re.compile(r"\s*(\d{1,18}|[A-Za-z_][A-Za-z_0-9]*|==|!=|<=|>=|=>|->|&&|\|\||[-+*()<>=!¬∧∨≤≥≠⇒])")
 _WORDS = {

@@ -21,7 +21,7 @@ import numpy as np
 import z3
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
-from palaestra.generators.formal._common import ANSWER_LINE, Clause, render_clause, z3_effort
+from palaestra.generators.formal._common import Clause, render_clause, z3_effort
 from palaestra.generators.logic._answers import format_bool_assignment, parse_bool_assignment
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
@@ -193,7 +193,7 @@ class MaxSat(Family):
         )
 
     def verify(self, task: Task, response: str) -> Verdict:
-        extraction = extract_answer(response, pattern=ANSWER_LINE, allow_bare=True)
+        extraction = extract_answer(response, allow_bare=True)
         if not extraction.ok or extraction.text is None:
             return Verdict.bad_format(extraction.error or "no answer")
         meta = dict(task.metadata)

@@ -307,6 +307,7 @@ def parse_formula(text: str) -> Formula:
 _BARS = "|│┃"
 _NUMBERED = re.compile(r"^(?P<pre>[\s|│┃]*)(?P<n>\d{1,6})\s*[.:)]?(?P<rest>.*)$")
 _SKIP = re.compile(r"[\s|│┃\-_─—=`]*")
+MAX_JUSTIFICATION_CHARS = 200  # a rule name and a few line numbers
 _JUST = re.compile(r"^\s*(?P<rule>.+?)(?:[\s,]+(?P<cites>\d[\d\s,\-–—]*))?\s*$")
 _RULE_WORDS = (
     ("introduction", "i"),
@@ -422,7 +423,7 @@ def parse_proof(text: str) -> tuple[list[Line] | None, str]:
             formula = parse_formula(body)
         except FormulaError as exc:
             return None, f"{where}: cannot read the formula {body[:50]!r}: {exc}"
-        jm = _JUST.match(just)
+        jm = _JUST.match(just) if len(just) <= MAX_JUSTIFICATION_CHARS else None  # bounds the regex
         rule = normalize_rule(jm["rule"]) if jm else None
         if jm is None or rule is None:
             return None, f"{where}: unknown rule in [{just[:30]}]"

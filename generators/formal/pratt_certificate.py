@@ -31,7 +31,7 @@ MAX_DIGITS = 80
 DRAW_BLOCK = 16  # small-prime candidates drawn per numpy call (about 8 are needed on average)
 _LINE = re.compile(
     r"^\s*(?P<p>\d{1,80})\s*:\s*(?:a|g|witness)\s*=\s*(?P<a>\d{1,80})\s*[;,]\s*"
-    r"(?:p|\d{1,80})\s*[-\u2212]\s*1\s*=\s*(?P<factors>[\d\s^*·×.]+?)\s*$"
+    r"(?:p|\d{1,80})\s*[-\u2212]\s*1\s*=\s*(?P<factors>[\d\s^*·×.]+)$"  # greedy on a stripped line: linear
 )
 _TWO = re.compile(r"^\s*2\s*:\s*(?:prime|base|base case)?\s*$", re.I)
 _FACTOR = re.compile(r"^(\d{1,80})(?:\s*\^\s*(\d{1,4}))?$")

@@ -32,7 +32,7 @@ MAX_STEPS = 2000
 WEAK_WIDTH = 2  # the weak solver keeps only resolvents of at most this many literals
 _STEP = re.compile(
     r"^\s*(?:C|step\s*)?(?P<k>\d{1,6})\s*[.:)]\s*(?:resolve|res|R)\s*\(?\s*(?:C)?(?P<i>\d{1,6})\s*,\s*(?:C)?(?P<j>\d{1,6})"
-    r"\s*\)?\s*(?:on\s+(?P<pivot>[¬~!\-]?x\d{1,4}))?\s*[:=]\s*(?P<clause>.*?)\s*$",
+    r"\s*\)?\s*(?:on\s+(?P<pivot>[¬~!\-]?x\d{1,4}))?\s*[:=]\s*(?P<clause>.*)$",  # greedy: linear
     re.I,
 )
 _EMPTY = frozenset({"⊥", "empty", "{}", "□", "false", "[]", "()", ""})
@@ -205,7 +205,7 @@ def parse_clause(text: str) -> frozenset[int] | None:
     if text.lower() in _EMPTY:
         return frozenset()
     lits: set[int] = set()
-    for part in re.split(r"\s*(?:∨|\||\bv\b|\bor\b|,)\s*", text.strip("(){} ")):
+    for part in (p.strip() for p in re.split(r"∨|\||\bv\b|\bor\b|,", text.strip("(){} "))):
         match = _LIT.match(part.strip())
         if not match:
             return None
@@ -229,7 +229,7 @@ def check_proof(clauses: Sequence[Clause], text: str) -> Verdict:
             )
         if int(match["k"]) != number:
             return Verdict.wrong(f"step {number}: numbered {match['k']}, expected {number}")
-        stated = parse_clause(match["clause"])
+        stated = parse_clause(match["clause"].strip())
         if stated is None:
             return Verdict.bad_format(f"step {number}: cannot read the clause {match['clause'][:40]!r}")
         i, j = int(match["i"]), int(match["j"])

@@ -21,7 +21,7 @@ import numpy as np
 import z3
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
-from palaestra.generators.formal._common import ANSWER_LINE, parse_int_assignment, z3_effort
+from palaestra.generators.formal._common import parse_int_assignment, z3_effort
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
 
@@ -385,7 +385,7 @@ class SmtModel(Family):
         return TaskDraft(prompt=prompt, answer=_format(hidden), metadata=meta)
 
     def verify(self, task: Task, response: str) -> Verdict:
-        extraction = extract_answer(response, pattern=ANSWER_LINE, allow_bare=True)
+        extraction = extract_answer(response, allow_bare=True)
         if not extraction.ok or extraction.text is None:
             return Verdict.bad_format(extraction.error or "no answer")
         meta = dict(task.metadata)

@@ -43,7 +43,6 @@ FUNCTION_CLASSES = "ptelr"  # polynomial, trig (sin/cos), exp, log, roots and re
 VARIABLES = ("x", "t", "u", "z")
 MAX_TEXT = 600  # redraw any question or answer longer than this
 VERIFY_TIMEOUT_S = 8.0
-ANSWER_LINE = r"(?im)^\s*(?:final\s+)?answer\s*(?:is)?\s*[:=]\s*(.+?)\s*$"
 MAX_ANSWER_CHARS = 4000
 
 
@@ -422,7 +421,7 @@ class SymbolicCalculus(Family):
 
 def check_response(task: Task, response: str, timeout_s: float) -> Verdict:
     """Extract the answer and grade it in a worker under ``timeout_s`` seconds."""
-    extraction = extract_answer(response, pattern=ANSWER_LINE, allow_bare=True, max_chars=MAX_ANSWER_CHARS)
+    extraction = extract_answer(response, allow_bare=True, max_chars=MAX_ANSWER_CHARS)
     if not extraction.ok or extraction.text is None:
         return Verdict.bad_format(extraction.error or "no answer")
     meta = task.metadata

@@ -25,7 +25,6 @@ import z3
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.generators.formal._common import (
-    ANSWER_LINE,
     VERIFY_TIMEOUT_MS,
     Clause,
     parse_index_set,
@@ -195,7 +194,7 @@ class UnsatCore(Family):
         )
 
     def verify(self, task: Task, response: str) -> Verdict:
-        extraction = extract_answer(response, pattern=ANSWER_LINE, allow_bare=True)
+        extraction = extract_answer(response, allow_bare=True)
         if not extraction.ok or extraction.text is None:
             return Verdict.bad_format(extraction.error or "no answer")
         clauses = task.metadata["clauses"]

@@ -17,8 +17,11 @@ import numpy as np
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
+from palaestra.verifiers.numbers import fold_lookalikes, unwrap_math
 
-_PAIR = re.compile(r"(\d+)\s*[:=\-→]+\s*>?\s*(\d+)")
+_PAIR = re.compile(r"[\"']?([0-9]{1,6})[\"']?\s*(?::|=|->|→|-)\s*[\"']?([0-9]{1,6})[\"']?")
+_ITEMS = re.compile(r"[,;\n]")  # parts are stripped: \s* around it is quadratic
+_LIST = re.compile(r"[0-9\s,;]*")
 MAX_SEARCH_NODES = 200_000
 
 
@@ -121,22 +124,28 @@ def _draw(knobs: GraphColoringKnobs, rng: np.random.Generator) -> list[list[int]
 
 
 def parse_colouring(text: str, nodes: int) -> list[int] | None:
-    """``"0:1, 1:2, ..."`` (node: colour) or ``"1 2 1 3"`` (colours in node order)."""
-    pairs = _PAIR.findall(text)
-    if pairs:
-        colour: dict[int, int] = {}
-        for node_text, colour_text in pairs:
-            node, c = int(node_text), int(colour_text)
-            if node in colour and colour[node] != c:
-                return None
-            colour[node] = c
-        if sorted(colour) != list(range(nodes)):
+    """``"0:1, 1:2, ..."`` (node: colour, each node once) or ``"1 2 1 3"`` (colours in node order).
+
+    Every character must be read: pairs separated by commas, semicolons or line breaks (JSON
+    ``{"0": 1}`` too), or a plain list of colours; anything else is ``None``.
+    """
+    body = fold_lookalikes(unwrap_math(text)).strip()
+    if body[:1] + body[-1:] in ("{}", "[]", "()"):
+        body = body[1:-1].strip()
+    if _LIST.fullmatch(body):
+        parts = re.findall(r"[0-9]+", body)
+        if len(parts) != nodes or any(len(p) > 6 for p in parts):
             return None
-        return [colour[v] for v in range(nodes)]
-    parts = re.findall(r"\d+", text)
-    if len(parts) != nodes or re.search(r"[^\d\s,;\[\]()]", text):
+        return [int(p) for p in parts]
+    colour: dict[int, int] = {}
+    for item in (part.strip() for part in _ITEMS.split(body)):
+        pair = _PAIR.fullmatch(item)
+        if pair is None or int(pair.group(1)) in colour:
+            return None
+        colour[int(pair.group(1))] = int(pair.group(2))
+    if sorted(colour) != list(range(nodes)):
         return None
-    return [int(p) for p in parts]
+    return [colour[v] for v in range(nodes)]
 
 
 PROMPT = """Colour the nodes of this undirected graph with at most {k} colours, numbered 1 to {k}, \
@@ -188,9 +197,7 @@ class GraphColoring(Family):
         )
 
     def verify(self, task: Task, response: str) -> Verdict:
-        extraction = extract_answer(
-            response, pattern=r"(?im)^\s*(?:answer|colou?ring)\s*:\s*(.+?)\s*$", max_chars=5000
-        )
+        extraction = extract_answer(response, labels=("colouring", "coloring"), max_chars=5000)
         if not extraction.ok or extraction.text is None:
             return Verdict.bad_format(extraction.error or "no answer")
         meta = task.metadata

@@ -18,9 +18,14 @@ import numpy as np
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
+from palaestra.verifiers.numbers import read_integer, unwrap_math
 
-_VALUE = re.compile(r"(?i)\b(?:flow|value|max(?:imum)?(?:\s+flow)?)\s*[:=]\s*(-?\d+)")
-_CUT = re.compile(r"(?i)\bcut\s*[:=]\s*\{?\s*([\d\s,]*?)\s*\}?\s*(?:$|;|\n)")
+_PARTS = re.compile(r";|\n")  # parts are stripped: \s* around it is quadratic
+_VALUE = re.compile(
+    r"(?:max(?:imum)?\s*)?(?:flow(?:\s*value)?|value)\s*(?:is\s*)?[:=]?\s*(?P<value>\S.*)", re.I
+)
+_CUT = re.compile(r"(?:min(?:imum)?\s*)?cut\s*(?:is\s*)?[:=]?\s*[{\[(]?(?P<nodes>[0-9\s,]*)[}\])]?", re.I)
+_NODE = re.compile(r"[0-9]{1,6}")
 
 
 @dataclass(frozen=True)
@@ -177,6 +182,8 @@ class MaxFlow(Family):
         if parsed is None:
             return Verdict.bad_format("write the answer as flow: VALUE; cut: NODE, NODE, ...")
         value, side = parsed
+        if isinstance(value, Verdict):
+            return value  # a flow value that is not an integer
         meta = task.metadata
         if 0 not in side or meta["sink"] in side:
             return Verdict.wrong(
@@ -219,13 +226,32 @@ class MaxFlow(Family):
         ]
 
 
-def parse_answer(text: str, nodes: int) -> tuple[int, set[int]] | None:
-    value = _VALUE.search(text)
-    cut = _CUT.search(text + "\n")
-    if value is None or cut is None:
+def parse_answer(text: str, nodes: int) -> tuple[int | Verdict, set[int]] | None:
+    """``flow: 17; cut: 0, 2, 3`` -> (17, {0, 2, 3}); ``None`` unless every part is read.
+
+    The answer is exactly one flow part and one cut part (either order), separated by ``;`` or
+    a line break; any other text, a second flow or cut, or a repeated node is a format error.
+    The flow value is read by the shared number reader (a non-integer comes back as a wrong
+    verdict).
+    """
+    value: int | Verdict | None = None
+    side: set[int] | None = None
+    for part in (piece.strip() for piece in _PARTS.split(unwrap_math(text))):
+        if not part:
+            continue
+        if (cut := _CUT.fullmatch(part)) and side is None:
+            members = _NODE.findall(cut["nodes"])
+            if not members or "".join(members) != re.sub(r"[\s,]", "", cut["nodes"]):
+                return None
+            side = {int(m) for m in members}
+            if len(side) != len(members) or any(not 0 <= v < nodes for v in side):
+                return None
+        elif (flow := _VALUE.fullmatch(part)) and value is None:
+            value = read_integer(flow["value"])
+            if isinstance(value, Verdict) and not value.format_ok:
+                return None
+        else:
+            return None
+    if value is None or side is None:
         return None
-    members = re.findall(r"\d+", cut.group(1))
-    side = {int(m) for m in members}
-    if not side or any(not 0 <= v < nodes for v in side) or len(side) != len(members):
-        return None
-    return int(value.group(1)), side
+    return value, side

@@ -21,8 +21,8 @@ import numpy as np
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
+from palaestra.verifiers.numbers import fold_lookalikes
 
-ANSWER_LINE = r"(?im)^\s*(?:final\s+)?(?:answer|path)\s*(?:is)?\s*[:=]\s*(.+?)\s*$"
 _SEPARATORS = re.compile(r"\s*(?:->|→|⟶|,|;|\s)\s*")
 MAX_PATH_CHARS = 5000
 
@@ -220,7 +220,7 @@ class ShortestPath(Family):
         return TaskDraft(prompt=prompt, answer=" -> ".join(map(str, path)), metadata=metadata)
 
     def verify(self, task: Task, response: str) -> Verdict:
-        extraction = extract_answer(response, pattern=ANSWER_LINE, max_chars=MAX_PATH_CHARS)
+        extraction = extract_answer(response, labels=("path",), max_chars=MAX_PATH_CHARS)
         if not extraction.ok or extraction.text is None:
             return Verdict.bad_format(extraction.error or "no answer")
         path = parse_path(extraction.text, task.metadata["nodes"])
@@ -323,9 +323,9 @@ def _count_shortest(graph: _Graph, source: int, target: int, cap: int = 1000) ->
 
 def parse_path(text: str, nodes: int) -> list[int] | None:
     """``"0 -> 4 -> 2"`` (or ``→``, commas, spaces) -> ``[0, 4, 2]``; ``None`` if malformed."""
-    text = text.strip().strip("[]()")
+    text = fold_lookalikes(text).strip().strip("[]()")
     parts = [p for p in _SEPARATORS.split(text) if p]
-    if len(parts) < 2 or not all(p.isdigit() and len(p) <= 6 for p in parts):
+    if len(parts) < 2 or not all(p.isascii() and p.isdigit() and len(p) <= 6 for p in parts):
         return None
     path = [int(p) for p in parts]
     return path if all(0 <= v < nodes for v in path) else None

@@ -133,9 +133,7 @@ class TopologicalOrder(Family):
         return TaskDraft(prompt, " -> ".join(order), metadata)
 
     def verify(self, task: Task, response: str) -> Verdict:
-        extraction = extract_answer(
-            response, pattern=r"(?im)^\s*(?:answer|order)\s*:\s*(.+?)\s*$", max_chars=5000
-        )
+        extraction = extract_answer(response, labels=("order",), max_chars=5000)
         if not extraction.ok or extraction.text is None:
             return Verdict.bad_format(extraction.error or "no answer")
         names = task.metadata["names"]

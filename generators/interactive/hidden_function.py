@@ -227,7 +227,7 @@ class HiddenFunction(Family):
         )
 
     def verify(self, task: Task, response: str) -> Verdict:
-        extraction = extract_answer(response, pattern=r"(?im)^\s*answer\s*:\s*(.+?)\s*$", max_chars=2000)
+        extraction = extract_answer(response, max_chars=2000)
         if not extraction.ok or extraction.text is None:
             return Verdict.bad_format(extraction.error or "no answer")
         text = _PREFIX.sub("", extraction.text.strip().strip("$"))

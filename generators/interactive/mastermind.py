@@ -189,7 +189,7 @@ class Mastermind(Family):
         return TaskDraft(prompt=prompt, answer=to_text(secret), metadata=metadata)
 
     def verify(self, task: Task, response: str) -> Verdict:
-        extraction = extract_answer(response, pattern=r"(?im)^\s*(?:answer|code)\s*[:=]\s*(.+?)\s*$")
+        extraction = extract_answer(response, labels=("code",))
         if not extraction.ok or extraction.text is None:
             return Verdict.bad_format(extraction.error or "no answer")
         knobs = MastermindKnobs.build(task.knobs)

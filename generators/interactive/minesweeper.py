@@ -21,6 +21,7 @@ import z3
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.registry import Episode, Family, SolverRun, TaskDraft, Turn, family
 from palaestra.verifiers.extract import extract_answer
+from palaestra.verifiers.numbers import fold_lookalikes, unwrap_math
 
 _CELL = re.compile(r"\(?\s*(\d+)\s*[,\s]\s*(\d+)\s*\)?")
 _COMMAND = re.compile(r"(?i)\b(open|flag)\s*\(?\s*(\d+)\s*[,\s]\s*(\d+)\s*\)?")
@@ -251,10 +252,10 @@ class Minesweeper(Family):
         return TaskDraft(prompt, f"({answer[0]}, {answer[1]})", metadata)
 
     def verify(self, task: Task, response: str) -> Verdict:
-        extraction = extract_answer(response, pattern=r"(?im)^\s*answer\s*:\s*(.+?)\s*$", max_chars=100)
+        extraction = extract_answer(response, max_chars=100)
         if not extraction.ok or extraction.text is None:
             return Verdict.bad_format(extraction.error or "no answer")
-        match = _CELL.fullmatch(extraction.text.strip())
+        match = _CELL.fullmatch(fold_lookalikes(unwrap_math(extraction.text)))
         k = task.knobs
         if match is None:
             return Verdict.bad_format("name one cell as (row, column), e.g. (2, 3)")

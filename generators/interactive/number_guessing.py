@@ -19,6 +19,7 @@ import numpy as np
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.registry import Episode, Family, SolverRun, TaskDraft, Turn, family
 from palaestra.verifiers.extract import extract_answer
+from palaestra.verifiers.numbers import fold_lookalikes, read_integer
 
 _NUMBER = re.compile(r"\d+")
 MAX_CANDIDATES = 200_000
@@ -195,11 +196,18 @@ class NumberGuessing(Family):
         return TaskDraft(prompt, _digits_text(secret), metadata)
 
     def verify(self, task: Task, response: str) -> Verdict:
-        extraction = extract_answer(response, pattern=r"(?im)^\s*answer\s*[:=]\s*(.+?)\s*$", max_chars=100)
+        extraction = extract_answer(response, max_chars=100)
         if not extraction.ok or extraction.text is None:
             return Verdict.bad_format(extraction.error or "no answer")
-        text = extraction.text.strip()
-        if not text.isdigit() or len(text) > 12:
+        if task.knobs["feedback"] == "higher_lower":  # a number, read by the shared reader
+            value = read_integer(extraction.text)
+            if isinstance(value, Verdict):
+                return value
+            if str(value) == task.answer:
+                return Verdict.right(parsed=str(value))
+            return Verdict.wrong(f"{value} does not fit every answer", parsed=str(value))
+        text = fold_lookalikes(extraction.text).strip()  # a code: a string of digits, leading 0s count
+        if not (text.isascii() and text.isdigit()) or len(text) > 12:
             return Verdict.bad_format("the answer must be digits only")
         if text == task.answer:
             return Verdict.right(parsed=text)

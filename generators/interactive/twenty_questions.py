@@ -133,7 +133,7 @@ class TwentyQuestions(Family):
         return TaskDraft(prompt, secret["name"], metadata)
 
     def verify(self, task: Task, response: str) -> Verdict:
-        extraction = extract_answer(response, pattern=r"(?im)^\s*answer\s*[:=]\s*(.+?)\s*$", max_chars=100)
+        extraction = extract_answer(response, max_chars=100)
         if not extraction.ok or extraction.text is None:
             return Verdict.bad_format(extraction.error or "no answer")
         name = extraction.text.strip().strip(".").lower()

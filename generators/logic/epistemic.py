@@ -33,7 +33,6 @@ MONTHS = (
 KINDS = ("dont_know", "know", "other_doesnt", "dont_know_other_doesnt", "other_knows", "unsure_other")
 NESTED = frozenset({"other_doesnt", "dont_know_other_doesnt", "other_knows", "unsure_other"})
 PEOPLE = (("Albert", "Bernard", "Cheryl"), ("Anna", "Boris", "Celia"), ("Amir", "Bella", "Chen"))
-ANSWER_LINE = r"(?im)^\s*(?:final\s+)?answer\s*(?:is)?\s*[:=]\s*(.+?)\s*$"
 Date = tuple[int, int]  # (month index, day)
 
 
@@ -272,7 +271,7 @@ class Epistemic(Family):
         )
 
     def verify(self, task: Task, response: str) -> Verdict:
-        extraction = extract_answer(response, pattern=ANSWER_LINE, allow_bare=True)
+        extraction = extract_answer(response, allow_bare=True)
         if not extraction.ok or extraction.text is None:
             return Verdict.bad_format(extraction.error or "no answer")
         date, why = parse_date(extraction.text)

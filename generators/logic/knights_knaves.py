@@ -32,7 +32,6 @@ NAMES = (
     "Laura", "Mallory", "Nina", "Oscar", "Peggy", "Quentin", "Rupert", "Sybil", "Trent", "Ursula",
     "Victor", "Wendy", "Xavier", "Yvonne", "Zoe",
 )  # fmt: skip
-ANSWER_LINE = r"(?im)^\s*(?:final\s+)?answer\s*(?:is)?\s*[:=]\s*(.+?)\s*$"
 MAX_CLIMB = 400
 WEAK_LOOKAHEADS = 1  # the weak solver's budget of one-step lookaheads
 
@@ -410,7 +409,7 @@ class KnightsKnaves(Family):
         )
 
     def verify(self, task: Task, response: str) -> Verdict:
-        extraction = extract_answer(response, pattern=ANSWER_LINE, allow_bare=True)
+        extraction = extract_answer(response, allow_bare=True)
         if not extraction.ok or extraction.text is None:
             return Verdict.bad_format(extraction.error or "no answer")
         names = list(task.metadata["names"])

@@ -24,7 +24,6 @@ from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
 
 KINDS = ("at", "not_at", "end", "middle", "left", "next", "adjacent", "apart", "gap")
-ANSWER_LINE = r"(?im)^\s*(?:final\s+)?answer\s*(?:is)?\s*[:=]\s*(.+?)\s*$"
 _TOKEN = re.compile(r"[a-z]+|\d+")
 _FILLER = frozenset({"and", "then"})
 
@@ -222,7 +221,7 @@ class OrderingDeduction(Family):
         )
 
     def verify(self, task: Task, response: str) -> Verdict:
-        extraction = extract_answer(response, pattern=ANSWER_LINE, allow_bare=True)
+        extraction = extract_answer(response, allow_bare=True)
         if not extraction.ok or extraction.text is None:
             return Verdict.bad_format(extraction.error or "no answer")
         names = list(task.metadata["names"])

@@ -24,7 +24,6 @@ from palaestra.verifiers.extract import extract_answer
 
 CONNECTIVES = ("not", "and", "or", "implies", "iff", "xor")
 VARIABLES = ("p", "q", "r", "s", "u", "v", "w", "z")  # no "t"/"f": they read as truth values
-ANSWER_LINE = r"(?im)^\s*(?:final\s+)?answer\s*(?:is)?\s*[:=]\s*(.+?)\s*$"
 _VERDICT = re.compile(r"^\s*(yes|no)\b[\s,;:.\-—]*(.*)$", re.IGNORECASE | re.DOTALL)
 
 
@@ -173,7 +172,7 @@ class PropositionalEntailment(Family):
         )
 
     def verify(self, task: Task, response: str) -> Verdict:
-        extraction = extract_answer(response, pattern=ANSWER_LINE, allow_bare=True)
+        extraction = extract_answer(response, allow_bare=True)
         if not extraction.ok or extraction.text is None:
             return Verdict.bad_format(extraction.error or "no answer")
         match = _VERDICT.match(extraction.text)

@@ -24,7 +24,6 @@ STEMS = (
     "mimble", "grommet", "yindle", "frumble",
 )  # fmt: skip
 FORMS = ("A", "E", "I", "O")
-ANSWER_LINE = r"(?im)^\s*(?:final\s+)?answer\s*(?:is)?\s*[:=]\s*(.+?)\s*$"
 _VERDICT = re.compile(r"^\s*(valid|invalid)\b[\s,;:.\-—]*(.*)$", re.IGNORECASE | re.DOTALL)
 _GROUP = re.compile(r"[\[{(]([^\]})\[{(]*)[\]})]")
 Statement = list  # [form, x, y] with term indices
@@ -273,7 +272,7 @@ class Syllogisms(Family):
         )
 
     def verify(self, task: Task, response: str) -> Verdict:
-        extraction = extract_answer(response, pattern=ANSWER_LINE, allow_bare=True)
+        extraction = extract_answer(response, allow_bare=True)
         if not extraction.ok or extraction.text is None:
             return Verdict.bad_format(extraction.error or "no answer")
         match = _VERDICT.match(extraction.text)

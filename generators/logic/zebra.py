@@ -68,7 +68,6 @@ ATTRIBUTES = {
     ),
 }
 KINDS = ("same", "diff", "at", "not_at", "next", "left", "adjacent")
-ANSWER_LINE = r"(?im)^\s*(?:final\s+)?answer\s*(?:is)?\s*[:=]\s*(.+?)\s*$"
 _TOKEN = re.compile(r"[a-z]+|\d+")
 _FILLER = frozenset({"house", "the", "and", *ATTRIBUTES, "colour", "nation"})
 
@@ -299,7 +298,7 @@ class Zebra(Family):
         return h, a, [list(range(i * h, (i + 1) * h)) for i in range(a)]
 
     def verify(self, task: Task, response: str) -> Verdict:
-        extraction = extract_answer(response, pattern=ANSWER_LINE, allow_bare=True)
+        extraction = extract_answer(response, allow_bare=True)
         if not extraction.ok or extraction.text is None:
             return Verdict.bad_format(extraction.error or "no answer")
         h, _, _ = self._groups(task)

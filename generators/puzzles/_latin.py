@@ -11,12 +11,12 @@ Candidate sets are bitmasks: value ``v`` is bit ``1 << (v - 1)``.
   tier 1 naked singles, tier 2 hidden singles, tier 3 locked candidates and naked/hidden pairs.
   Its deductions are sound, so a puzzle it completes has exactly one solution.
 * :func:`random_solution` — a random complete grid drawn from a numpy Generator.
-* :func:`parse_grid` — a tolerant reader for grids written by a model.
+
+Model answers are read by :func:`palaestra.generators.puzzles._grid.read_digit_grid`.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
@@ -634,40 +634,6 @@ def _try_remove(geo: Geometry, puzzle: list[int], orbit: tuple[int, ...], tier: 
 # --------------------------------------------------------------------------------------------
 # Reading and writing grids
 # --------------------------------------------------------------------------------------------
-
-_SEPARATOR_LINE = re.compile(r"^[\s\-+=|_*.:~]*$")
-_CELL_SEPARATORS = re.compile(r"[\s|,;\[\]()]+")
-_ROW_PREFIX = re.compile(r"^\s*(?:row\s*\d+\s*[:.)-]|r\d+\s*[:.)-])\s*", re.IGNORECASE)
-MAX_GRID_CHARS = 5000
-
-
-def parse_grid(text: str, n: int) -> tuple[list[list[int]] | None, str]:
-    """Read an ``n x n`` grid of digits from model text: ``(rows, "")`` or ``(None, reason)``.
-
-    Accepted: one row per line, digits optionally separated by spaces, commas, pipes or brackets;
-    lines made only of separator characters (``---+---``) are skipped; a leading ``Row 3:`` is
-    ignored; all ``n * n`` digits on one line is also read. Every cell must be a single digit
-    (this reader serves grids up to 9 x 9).
-    """
-    if len(text) > MAX_GRID_CHARS:
-        return None, f"the answer is longer than {MAX_GRID_CHARS} characters"
-    rows: list[list[int]] = []
-    for line in text.strip().splitlines():
-        if not line.strip() or _SEPARATOR_LINE.match(line):
-            continue
-        body = _CELL_SEPARATORS.sub("", _ROW_PREFIX.sub("", line))
-        body = body.replace("-", "")
-        if not body.isascii() or not body.isdigit():
-            return None, f"could not read a row of digits from {line.strip()[:40]!r}"
-        rows.append([int(ch) for ch in body])
-    if len(rows) == 1 and len(rows[0]) == n * n:
-        rows = [rows[0][r * n : (r + 1) * n] for r in range(n)]
-    if len(rows) != n:
-        return None, f"expected {n} rows, found {len(rows)}"
-    for i, row in enumerate(rows):
-        if len(row) != n:
-            return None, f"row {i + 1} has {len(row)} cells, expected {n}"
-    return rows, ""
 
 
 def grid_text(cells: list[int], n: int, blank: str = ".") -> str:

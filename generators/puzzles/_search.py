@@ -17,7 +17,6 @@ from typing import Any
 from palaestra.core import Verdict
 from palaestra.verifiers.extract import extract_answer
 
-ANSWER_LINE = r"(?im)^\s*(?:final\s+)?answer\s*(?:is)?\s*[:=]\s*(.+?)\s*$"
 MAX_PLAN_STEPS = 5000  # a plan longer than this is rejected unread (bounded verifier time)
 
 Successors = Callable[[Any], Iterable[tuple[Any, Any]]]  # state -> (move, next state) pairs
@@ -191,7 +190,7 @@ def greedy(
 
 def extract_plan_text(response: str) -> tuple[str | None, str | None]:
     """The answer text of a plan response, or (None, why) when no answer can be taken."""
-    extraction = extract_answer(response, pattern=ANSWER_LINE, allow_bare=True)
+    extraction = extract_answer(response, allow_bare=True)
     if not extraction.ok or extraction.text is None:
         return None, extraction.error or "no answer"
     text = extraction.text.strip()

@@ -31,7 +31,7 @@ from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
 
-from ._binary_grid import parse_binary_grid
+from ._grid import read_binary_grid
 
 MAX_ATTEMPTS = 100
 MAX_CHARS = 5000
@@ -296,7 +296,7 @@ _WATER = set("~.0-_wW")
 
 
 def parse_ships(text: str, n: int) -> tuple[list[list[int]] | None, str]:
-    return parse_binary_grid(text, n, n, _SHIP, _WATER, MAX_CHARS)
+    return read_binary_grid(text, n, n, _SHIP, _WATER, max_chars=MAX_CHARS)
 
 
 def grid_text(n: int, ship: int) -> str:

@@ -30,7 +30,7 @@ from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
 
-from ._latin import parse_grid
+from ._grid import read_digit_grid
 
 TIERS = ("basic", "line", "search")
 MAX_ATTEMPTS = 100
@@ -447,7 +447,7 @@ class Binairo(Family):
         extraction = extract_answer(response, allow_bare=True)
         if not extraction.ok or extraction.text is None:
             return Verdict.bad_format(extraction.error or "no answer")
-        rows, error = parse_grid(extraction.text, n)
+        rows, error = read_digit_grid(extraction.text, n)
         if rows is None:
             return Verdict.bad_format(error)
         cells = [v for row in rows for v in row]

@@ -28,6 +28,7 @@ import numpy as np
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
+from palaestra.verifiers.numbers import fold_lookalikes
 
 MAX_ATTEMPTS = 500
 MAX_CHARS = 20000
@@ -292,22 +293,30 @@ Give the bridges inside <answer>...</answer>, one pair of islands per line, as \
 1,4 - 3,4 : 1
 </answer>"""
 
-_LINE_INTS = re.compile(r"\d+")
+MAX_LINE_CHARS = 80  # one bridge per line; longer lines are refused unread
+_COORD = r"[(\[]?[ \t]*[rR]?[ \t]*([0-9]{1,4})[ \t]*(?:,|[ \t]|[cC])[ \t]*[cC]?[ \t]*([0-9]{1,4})[ \t]*[)\]]?"
+_BRIDGE = re.compile(
+    rf"[ \t]*{_COORD}[ \t]*(?:-+>?|<->|–|—|→|↔|to)[ \t]*{_COORD}"
+    r"[ \t]*(?:(?:[:=,;*x×]|bridges?:?)[ \t]*([0-9]{1,4}))?[ \t]*[.;,]?[ \t]*"
+)
 
 
 def parse_bridges(text: str) -> tuple[dict[tuple[tuple[int, int], tuple[int, int]], int] | None, str]:
-    """Lines of 5 integers (r1 c1 r2 c2 count), or 4 (count 1); 1-based coordinates."""
+    """One bridge per line, ``r1,c1 - r2,c2 : count`` (count 1 if left out); 1-based coordinates.
+
+    Every character of a line must be read (``(1,1) - (1,4) : 2``, ``r1c1 -> r1c4 x2`` are fine);
+    a number of more than four digits, extra text or a pair listed twice is a format error.
+    """
     if len(text) > MAX_CHARS:
         return None, f"the answer is longer than {MAX_CHARS} characters"
     out: dict[tuple[tuple[int, int], tuple[int, int]], int] = {}
-    for line in text.strip().splitlines():
+    for line in fold_lookalikes(text).strip().splitlines():
         if not line.strip():
             continue
-        nums = [int(x) for x in _LINE_INTS.findall(line) if len(x) <= 4]
-        if len(nums) == 4:
-            nums.append(1)
-        if len(nums) != 5 or re.search(r"[^\d\s,;:()\[\]\-–>x*=rcRC.]", line):
+        match = _BRIDGE.fullmatch(line) if len(line) <= MAX_LINE_CHARS else None
+        if match is None:
             return None, f"could not read a bridge from {line.strip()[:40]!r}"
+        nums = [int(match.group(k)) for k in range(1, 5)] + [int(match.group(5) or 1)]
         a, b = (nums[0] - 1, nums[1] - 1), (nums[2] - 1, nums[3] - 1)
         key = (min(a, b), max(a, b))
         if key in out:

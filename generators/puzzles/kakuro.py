@@ -19,23 +19,22 @@ fresh uniqueness proof by search (10-15 of them on 9x9).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import numpy as np
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.registry import Family, SolverRun, TaskDraft, family
+from palaestra.verifiers.constraints import read_grid
 from palaestra.verifiers.extract import extract_answer
 
+from ._grid import MAX_GRID_CHARS
 from ._sums import SumPuzzle, combos
 
 MAX_ATTEMPTS = 400
 NODE_BUDGET = 300
 REFILLS = 1
 BLACK_MARKS = set("#*xX")
-_SEPARATOR_LINE = re.compile(r"^[\s\-+=|_]*$")
-_CELL_SEPARATORS = re.compile(r"[\s|,;\[\]()]+")
 
 
 @dataclass(frozen=True)
@@ -200,25 +199,8 @@ grid, not a solution of this puzzle):
 
 
 def parse_board(text: str, h: int, w: int) -> tuple[list[list[str]] | None, str]:
-    """Rows of cells, each a digit or a block mark (# * x X); separator lines are skipped."""
-    if len(text) > 5000:
-        return None, "the answer is longer than 5000 characters"
-    rows = []
-    for line in text.strip().splitlines():
-        if not line.strip() or _SEPARATOR_LINE.match(line):
-            continue
-        body = _CELL_SEPARATORS.sub("", line)
-        if not body.isascii() or any(not (ch.isdigit() or ch in BLACK_MARKS) for ch in body):
-            return None, f"could not read a row of digits and # from {line.strip()[:40]!r}"
-        rows.append(list(body))
-    if len(rows) == 1 and len(rows[0]) == h * w:
-        rows = [rows[0][r * w : (r + 1) * w] for r in range(h)]
-    if len(rows) != h:
-        return None, f"expected {h} rows, found {len(rows)}"
-    for i, row in enumerate(rows):
-        if len(row) != w:
-            return None, f"row {i + 1} has {len(row)} cells, expected {w}"
-    return rows, ""
+    """Rows of cells, each a digit or a block mark (# * x X), by the shared grid reader."""
+    return read_grid(text, h, w, set("0123456789") | BLACK_MARKS, max_chars=MAX_GRID_CHARS)
 
 
 def canonical_hash(board: Board, sums: list[int], givens: dict[tuple[int, int], int]) -> str:

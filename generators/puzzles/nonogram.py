@@ -30,7 +30,7 @@ from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
 
-from ._binary_grid import parse_binary_grid
+from ._grid import read_binary_grid
 
 TIERS = ("line", "search")
 MAX_ATTEMPTS = 3000
@@ -284,7 +284,7 @@ _BLANK = set(".0-_·□")
 
 def parse_picture(text: str, w: int, h: int) -> tuple[list[list[int]] | None, str]:
     """Read h lines of w cells (#/1/X shaded, ./0/- blank); separators between cells allowed."""
-    return parse_binary_grid(text, w, h, _SHADED, _BLANK, MAX_CHARS)
+    return read_binary_grid(text, h, w, _SHADED, _BLANK, max_chars=MAX_CHARS)
 
 
 def picture(cells: list[int], w: int, h: int) -> str:

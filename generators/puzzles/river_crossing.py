@@ -138,8 +138,8 @@ name everyone in the boat joined with "+" (the boat alternates direction, starti
 bank). Format example (not the solution): <answer>farmer+goat; farmer; farmer+wolf</answer>. \
 Any plan with the fewest crossings is accepted."""
 
-_TRIP_SPLIT = re.compile(r"\s*(?:;|\n|\|)\s*")
-_ITEM_SPLIT = re.compile(r"\s*(?:\+|&|,|\band\b)\s*", re.IGNORECASE)
+_TRIP_SPLIT = re.compile(r";|\n|\|")  # parts are stripped: \s* around a separator is quadratic
+_ITEM_SPLIT = re.compile(r"\+|&|,|\band\b", re.IGNORECASE)
 
 
 def _bank_text(names: list[str], banks: list[int], side: int) -> str:
@@ -153,13 +153,13 @@ def _trip_text(names: list[str], load: int) -> str:
 
 def _parse(text: str, names: list[str]) -> tuple[list[int] | None, str | None]:
     index = {name: i for i, name in enumerate(names)}
-    trips = [t for t in _TRIP_SPLIT.split(text.strip()) if t != ""]
+    trips = [t.strip() for t in _TRIP_SPLIT.split(text.strip()) if t.strip() != ""]
     if not trips or len(trips) > MAX_PLAN_STEPS:
         return None, "no crossings found (separate crossings with semicolons)"
     loads = []
     for k, trip in enumerate(trips, 1):
         load = 0
-        for word in (w.lower().strip(" .") for w in _ITEM_SPLIT.split(trip)):
+        for word in (w.lower().strip().strip(" .") for w in _ITEM_SPLIT.split(trip)):
             if word not in index:
                 return None, f"crossing {k}: {word[:30]!r} is not one of the individuals"
             if load >> index[word] & 1:

@@ -28,7 +28,8 @@ from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
 
-from ._latin import BIT_VALUE, Geometry, grid_text, make_geometry, parse_grid, random_solution, to_rows
+from ._grid import read_digit_grid
+from ._latin import BIT_VALUE, Geometry, grid_text, make_geometry, random_solution, to_rows
 
 SIDES = ("top", "bottom", "left", "right")
 MAX_ATTEMPTS = 200
@@ -437,7 +438,7 @@ class Skyscrapers(Family):
         extraction = extract_answer(response, allow_bare=True)
         if not extraction.ok or extraction.text is None:
             return Verdict.bad_format(extraction.error or "no answer")
-        rows, error = parse_grid(extraction.text, n)
+        rows, error = read_digit_grid(extraction.text, n)
         if rows is None:
             return Verdict.bad_format(error)
         cells = [v for row in rows for v in row]

@@ -32,7 +32,7 @@ from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
 
-from ._binary_grid import parse_binary_grid
+from ._grid import read_binary_grid
 
 MAX_ATTEMPTS = 200
 MAX_FIXES = 400
@@ -355,7 +355,7 @@ _EMPTY = set(".0-_oO")
 
 
 def parse_stars(text: str, n: int) -> tuple[list[list[int]] | None, str]:
-    return parse_binary_grid(text, n, n, _STAR, _EMPTY, MAX_CHARS)
+    return read_binary_grid(text, n, n, _STAR, _EMPTY, max_chars=MAX_CHARS)
 
 
 def board_text(n: int, region: list[int]) -> str:

@@ -32,6 +32,7 @@ from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
 
+from ._grid import read_digit_grid
 from ._latin import (
     Geometry,
     count_solutions,
@@ -39,7 +40,6 @@ from ._latin import (
     grid_symmetries,
     grid_text,
     logical_solve,
-    parse_grid,
     puzzle_tier,
     random_solution,
     relabel_first_seen,
@@ -222,7 +222,7 @@ class Sudoku(Family):
         extraction = extract_answer(response, allow_bare=True)
         if not extraction.ok or extraction.text is None:
             return Verdict.bad_format(extraction.error or "no answer")
-        rows, error = parse_grid(extraction.text, n)
+        rows, error = read_digit_grid(extraction.text, n)
         if rows is None:
             return Verdict.bad_format(error)
         cells = [v for row in rows for v in row]

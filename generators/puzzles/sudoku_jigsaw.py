@@ -29,6 +29,7 @@ from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
 
+from ._grid import read_digit_grid
 from ._latin import (
     BIT_VALUE,
     Geometry,
@@ -39,7 +40,6 @@ from ._latin import (
     grid_symmetries,
     grid_text,
     make_geometry,
-    parse_grid,
     puzzle_tier,
     random_regions,
     random_solution,
@@ -206,7 +206,7 @@ class SudokuJigsaw(Family):
         extraction = extract_answer(response, allow_bare=True)
         if not extraction.ok or extraction.text is None:
             return Verdict.bad_format(extraction.error or "no answer")
-        rows, error = parse_grid(extraction.text, n)
+        rows, error = read_digit_grid(extraction.text, n)
         if rows is None:
             return Verdict.bad_format(error)
         cells = [v for row in rows for v in row]

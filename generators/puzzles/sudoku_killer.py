@@ -28,12 +28,12 @@ from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
 
+from ._grid import read_digit_grid
 from ._latin import (
     grid_mutations,
     grid_symmetries,
     grid_text,
     neighbours,
-    parse_grid,
     random_solution,
     sudoku_geometry,
     to_rows,
@@ -233,7 +233,7 @@ class SudokuKiller(Family):
         extraction = extract_answer(response, allow_bare=True)
         if not extraction.ok or extraction.text is None:
             return Verdict.bad_format(extraction.error or "no answer")
-        rows, error = parse_grid(extraction.text, n)
+        rows, error = read_digit_grid(extraction.text, n)
         if rows is None:
             return Verdict.bad_format(error)
         cells = [v for row in rows for v in row]

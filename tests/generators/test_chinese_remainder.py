@@ -91,3 +91,29 @@ def test_weak_solver_falls_and_effort_grows() -> None:
     (weak1, effort1), (weak5, effort5), (weak10, effort10) = rates(1), rates(5), rates(10)
     assert weak1 >= weak5 >= weak10 and weak1 == 1.0 and weak10 < 0.5
     assert effort1 < effort5 < effort10
+
+
+@pytest.mark.parametrize(
+    "text,value",
+    [
+        ("$297$", (297, None)),
+        ("297.0", (297, None)),
+        ("7,767,531", (7767531, None)),
+        ("x = \\boxed{297}", (297, None)),
+        ("x \\equiv 297 \\pmod{360}", (297, 360)),
+        ("$x ≡ 297 (mod 360)$.", (297, 360)),
+    ],
+)
+def test_numbers_are_read_by_the_shared_reader(text: str, value: tuple) -> None:
+    assert parse_congruence(text) == value  # the first three were refused before
+
+
+@pytest.mark.parametrize("text", ["297 or 298", "297 (mod 360) junk", "297 (mod 360.5)", "mod 5", "x = nan"])
+def test_anything_left_unread_is_refused(text: str) -> None:
+    assert parse_congruence(text) is None
+
+
+def test_a_non_integer_is_wrong_not_unparseable() -> None:
+    task = make_task(FAMILY, seed=4, level=2)
+    if task.answer != "no solution":
+        assert verify(task, f"<answer>{task.answer}.5</answer>").status == "wrong"

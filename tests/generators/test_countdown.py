@@ -109,3 +109,9 @@ def test_weak_solver_falls_and_effort_grows() -> None:
 
     (weak1, effort1), (weak8, effort8) = rates(1), rates(8)
     assert weak1 > weak8 and effort1 < effort8
+
+
+def test_a_huge_claimed_value_is_refused_not_a_crash() -> None:
+    task = make_task(FAMILY, seed=1, level=3)
+    verdict = verify(task, "<answer>1 + 1 = " + "9" * 5000 + "</answer>")  # int() raised before
+    assert verdict.status == "unparseable" and verdict.error is None

@@ -107,6 +107,12 @@ def test_weak_solver_falls_and_effort_grows() -> None:
     assert weak1 > weak8 and effort1 < effort8
 
 
+def test_a_huge_number_for_a_letter_is_refused_not_a_crash() -> None:
+    task = make_task(FAMILY, seed=1, level=3)
+    verdict = verify(task, "<answer>A = " + "9" * 5000 + "</answer>")  # int() raised before
+    assert verdict.status == "unparseable" and verdict.error is None
+
+
 def _plain_solve(addends: list[str], result: str, limit: int = 2) -> tuple[int, int, dict[str, int] | None]:
     """The solver as first written (letters in a dict): the oracle for the faster one's search
     order, node count and first solution (they are stored in tasks)."""

@@ -318,3 +318,13 @@ def test_garbled_proofs_never_crash_the_checker(seed: int, level: int, edits) ->
         text = text[:k] + piece + text[k:]
     verdict = verify(task, wrap(text))
     assert verdict.error is None, verdict
+
+
+def test_a_long_run_of_spaces_in_a_step_is_refused_in_linear_time() -> None:
+    import time
+
+    task = make_task(FAMILY, seed=1, level=2)
+    first = IMPL.solve_exact(task).response.split("\n")[1]
+    started = time.process_time()
+    verdict = verify(task, f"<answer>\n{first}\n= a [B1]" + " " * 19_000 + "x\n</answer>")  # 1.2 s before
+    assert not verdict.correct and time.process_time() - started < 0.5

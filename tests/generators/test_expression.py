@@ -127,3 +127,17 @@ def test_inconsistent_knobs_are_rejected() -> None:
         ExpressionKnobs(operands=9, depth=3, parentheses=True)
     with pytest.raises(ValueError, match="distinct characters"):
         ExpressionKnobs(operators="+%")
+
+
+@pytest.mark.parametrize(
+    "written", ["\\frac{{-{n}}}{{{d}}}", "\\frac{{{n}}}{{-{d}}}", "-\\dfrac{{{n}}}{{{d}}}", "$-{n}/{d}$"]
+)
+def test_a_sign_inside_a_latex_fraction_is_read(written: str) -> None:
+    for seed in range(40):
+        task = palaestra.make_task("expression", seed=seed, level=6)
+        value = Fraction(task.answer)
+        if value < 0 and value.denominator > 1:
+            text = written.format(n=-value.numerator, d=value.denominator)
+            assert palaestra.verify(task, f"<answer>{text}</answer>").correct, text  # refused before
+            return
+    pytest.skip("no negative fraction among the seeds")

@@ -59,3 +59,15 @@ def test_dsatur_agrees_with_brute_force_on_small_graphs() -> None:
     assert dsatur(4, edges, 2)[0] is None and dsatur(4, edges, 3)[0] is not None
     assert parse_colouring("0:1, 1:2, 2:3, 3:1", 4) == [1, 2, 3, 1]
     assert parse_colouring("1 2", 3) is None
+
+
+def test_every_part_of_the_colouring_is_read() -> None:
+    assert parse_colouring('{"0": 1, "1": 2, "2": 1}', 3) == [1, 2, 1]
+    assert parse_colouring("0 -> 1\n1 -> 2\n2 -> 1", 3) == [1, 2, 1]
+    for text in (
+        "0:1, 1:2, 2:1 junk",
+        "0:1, 1:2, 2:1, 0:2",
+        "0:1, 1:2, 2:" + "9" * 5000,
+        "colours 0:1, 1:2, 2:1",
+    ):
+        assert parse_colouring(text, 3) is None, text[:40]

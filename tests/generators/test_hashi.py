@@ -213,3 +213,12 @@ def test_canonical_hash() -> None:
     assert H.canonical_hash(size, mirrored, numbers) == task.metadata["canonical_hash"]
     hashes = {palaestra.make_task("hashi", seed=s, level=3).metadata["canonical_hash"] for s in range(30)}
     assert len(hashes) == 30
+
+
+def test_every_number_of_a_bridge_line_is_read() -> None:
+    assert H.parse_bridges("(1,1) - (1,4) : 2\nr1c4 -> r3c4 x1")[0] == {
+        ((0, 0), (0, 3)): 2,
+        ((0, 3), (2, 3)): 1,
+    }
+    for line in ("1,1 - 1,4 : 2 99999", "1,1 - 1,4 : 99999", "1,1 - 10000,4 : 2", "1,1 - 1,4 : 2 junk"):
+        assert H.parse_bridges(line)[0] is None, line  # 5+ digit numbers were dropped before

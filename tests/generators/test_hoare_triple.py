@@ -100,3 +100,12 @@ def test_pathological_submissions_are_bounded() -> None:
     verdict, _ = check_equivalent(task.answer, hard, timeout_ms=1)
     assert not verdict.correct
     assert verdict.error is not None or verdict.format_ok
+
+
+def test_a_long_equivalent_rewriting_of_a_level_10_precondition_is_accepted() -> None:
+    import re
+
+    task = make_task(FAMILY, seed=0, level=10)
+    reference = IMPL.solve_exact(task).response.split("<answer>")[1].split("</answer>")[0]
+    rewritten = re.sub(r"\b(\d+)\b", r"(\1 + 0)", reference)  # 618 tokens: refused at the old cap of 600
+    assert verify(task, f"<answer>{rewritten}</answer>").correct

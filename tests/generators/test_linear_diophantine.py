@@ -108,3 +108,32 @@ def test_weak_solver_falls_and_effort_grows() -> None:
     (weak1, effort1), (weak5, effort5), (weak10, effort10) = rates(1), rates(5), rates(10)
     assert weak1 >= weak5 >= weak10 and weak10 < 0.2
     assert effort1 < effort5 < effort10
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x = 3 + 5t, y = -2 - 7t, where t is an integer",
+        "x = 3 + 5t and y = -2 - 7t for all integers t.",
+        "x = 3+5t; y = -2-7t, t ∈ ℤ",
+        "$x = 3 + 5t, \\; y = -2 - 7t$",
+        "y = -2 - 7t, x = 3 + 5t",
+    ],
+)
+def test_general_answers_with_a_note_on_the_parameter(text: str) -> None:
+    assert parse_general(text) == (3, 5, -2, -7)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x = 3 + 5t, y = -2 - 7t, x = 100",  # the last x silently won before
+        "x = 100, x = 3 + 5t, y = -2 - 7t",
+        "junk x = 3 + 5t, y = -2 - 7t",
+        "x = 3 + 5t, y = -2 - 7t where t is anything",
+        "x = 3 + 5t, y = -2 - 7t where k is an integer",
+        "x = 3 + 5x, y = -2 - 7x",
+    ],
+)
+def test_general_answers_must_be_read_whole(text: str) -> None:
+    assert isinstance(parse_general(text), str)

@@ -47,3 +47,29 @@ def test_answer_parsing() -> None:
     assert parse_answer("flow: 17", 5) is None
     assert parse_answer("flow: 17; cut: 0, 9", 5) is None
     assert parse_answer("flow: 17; cut: 0, 0", 5) is None
+
+
+def test_every_part_of_the_answer_is_read() -> None:
+    assert parse_answer("flow: 17; cut: 0, 2, 3", 10) == (17, {0, 2, 3})
+    assert parse_answer("cut: {0, 2}\nMaximum flow = 17.0", 10) == (17, {0, 2})
+    for text in (
+        "flow: 17; cut: 0, 2, 3; flow: 18",  # a second flow value was ignored before
+        "flow: 17; cut: 0, 2, 3; cut: 0",  # a second cut was ignored before
+        "flow: 17; cut: 0, 2, 3 junk",
+        "I think flow: 17; cut: 0, 2",
+        "flow: 17; cut: 0, 2, 2",
+        "flow: 17",
+    ):
+        assert parse_answer(text, 10) is None, text
+
+
+def test_a_second_flow_value_is_never_paid() -> None:
+    task = palaestra.make_task("max_flow", seed=2, level=3)
+    flow = task.metadata["max_flow"]
+    cut = task.answer.split("cut: ")[1]
+    assert palaestra.verify(task, f"<answer>flow: {flow}; cut: {cut}</answer>").correct
+    for response in (
+        f"flow: {flow}; cut: {cut}; flow: {flow + 5}",
+        f"flow: {flow + 5}; flow: {flow}; cut: {cut}",
+    ):
+        assert palaestra.verify(task, f"<answer>{response}</answer>").status == "unparseable"

@@ -461,3 +461,12 @@ def test_whatever_the_checker_accepts_is_sound(seed: int, level: int, data) -> N
             upto = len(lines) if verdict.correct else int(_FIRST.match(verdict.reason)[1]) - 1
             if upto:
                 accepted_lines_are_sound(task.metadata["premises"], "\n".join(lines[:upto]))
+
+
+def test_a_long_justification_is_refused_in_linear_time() -> None:
+    import time
+
+    task = make_task(FAMILY, seed=1, level=2)
+    started = time.process_time()
+    verdict = verify(task, "<answer>\n1. P [premise" + " 1" * 9_000 + "x]\n</answer>")  # 4.8 s before
+    assert not verdict.correct and time.process_time() - started < 0.5

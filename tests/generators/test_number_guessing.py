@@ -91,3 +91,13 @@ def test_wordle_game_is_won_by_the_reference_player() -> None:
             if terminated or truncated:
                 break
         assert info["outcome"] == "solved" and reward == 1.0
+
+
+def test_the_number_is_read_by_the_shared_reader() -> None:
+    task = palaestra.make_task("number_guessing", seed=1, level=3, feedback="higher_lower")
+    answer = task.answer
+    for written in (answer, f"${answer}$", f"{answer}.0", f"\\boxed{{{answer}}}", f"{answer}."):
+        assert palaestra.verify(task, f"<answer>{written}</answer>").correct, written  # refused before
+    assert palaestra.verify(task, f"<answer>{answer}.5</answer>").status == "wrong"  # not an integer
+    for junk in (f"{answer} or {int(answer) + 1}", f"{answer}x", "nan", "inf"):
+        assert palaestra.verify(task, f"<answer>{junk}</answer>").status == "unparseable", junk

@@ -124,3 +124,11 @@ def test_block_drawn_small_primes_match_one_draw_at_a_time(
     assert P._small_prime(blocked, low, high, 10**factor_digits) == expected
     assert blocked.bit_generator.state == one_at_a_time.bit_generator.state
     assert blocked.random() == one_at_a_time.random()
+
+
+def test_a_long_run_of_spaces_is_refused_in_linear_time() -> None:
+    import time
+
+    started = time.process_time()
+    parsed, _ = parse_certificate("7: a = 3; p - 1 = 2 * 3" + " " * 19_000 + "x")  # 2.5 s before
+    assert parsed is None and time.process_time() - started < 0.5

@@ -110,3 +110,14 @@ def test_weak_solver_misses_a_refutation_that_needs_wide_clauses() -> None:
     steps, _ = refute(clauses)
     assert steps is not None
     assert narrow_refute(clauses)[0] is None
+
+
+def test_a_long_run_of_spaces_in_a_step_is_refused_in_linear_time() -> None:
+    import time
+
+    task = make_task(FAMILY, seed=1, level=2)
+    first = IMPL.solve_exact(task).response.split("\n")[1]
+    step = first.split(":")[0] + ": x1" + " " * 19_000 + "x"
+    started = time.process_time()
+    verdict = verify(task, f"<answer>\n{step}\n</answer>")  # 1.2 s before
+    assert not verdict.correct and time.process_time() - started < 0.5

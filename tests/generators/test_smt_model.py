@@ -119,3 +119,13 @@ def test_pathological_submission_is_bounded() -> None:
     for response in (huge, many, "<answer>" + "x1=1 " * 4000 + "</answer>"):
         verdict = verify(task, response)
         assert not verdict.correct and not verdict.format_ok and verdict.error is None
+
+
+def test_a_flood_of_letters_is_refused_in_linear_time() -> None:
+    import time
+
+    task = make_task(FAMILY, seed=1, level=3)
+    started = time.process_time()
+    verdict = verify(task, "<answer>" + "a" * 20_000 + "</answer>")  # 3.9 s before (quadratic regex)
+    assert verdict.status == "unparseable"
+    assert time.process_time() - started < 0.5

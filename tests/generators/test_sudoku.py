@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 import palaestra
 from palaestra.core import Difficulty, Task, make_rng
 from palaestra.generators.puzzles import sudoku as S
+from palaestra.generators.puzzles._grid import read_digit_grid as parse_grid
 from palaestra.generators.puzzles._latin import (
     count_solutions,
     count_solutions_propagating,
     logical_solve,
-    parse_grid,
     sudoku_geometry,
 )
 from palaestra.registry import get
@@ -217,7 +217,9 @@ def test_verifier_checks_rules_not_string_equality() -> None:
 def test_parse_grid_edge_cases() -> None:
     assert parse_grid("12\n21", 2)[0] == [[1, 2], [2, 1]]
     assert parse_grid("1 2 3 4", 2)[0] == [[1, 2], [3, 4]]
-    assert parse_grid("１２\n２１", 2)[0] is None  # full-width digits are not ASCII
+    assert parse_grid("１２\n２１", 2)[0] == [[1, 2], [2, 1]]  # fullwidth forms read as ASCII
+    assert parse_grid("١٢\n٢١", 2)[0] == [[1, 2], [2, 1]]  # so do other scripts' digits
+    assert parse_grid("¹²\n²¹", 2)[0] is None  # superscripts are not digits
     assert parse_grid("1" * 6000, 2)[0] is None
 
 

@@ -24,7 +24,7 @@ LINE = r"(?im)^\s*answer\s*:\s*(.+?)\s*$"
         ("\\fbox{7}", "7", "boxed"),
         ("\\boxed{3} and again \\boxed{3}", "3", "boxed"),
         ("<answer>3</answer> so \\boxed{3}", "3", "answer_tag"),
-        ("Answer: 17", "17", "pattern"),
+        ("Answer: 17", "17", "answer_line"),
         ("\\boxed{\\boxed{2}}", "2", "boxed"),
     ],
 )
@@ -45,7 +45,7 @@ def test_answers_are_extracted(response: str, expected: str, source: str) -> Non
         ("<answer>3</answer><answer>4", "unclosed <answer>"),
         ("\\boxed{3", "unclosed \\boxed"),
         ("\\boxed 3", "followed by"),
-        ("<answer>3</answer> \\boxed{4}", "disagrees"),
+        ("<answer>3</answer> \\boxed{4}", "several different"),
         ("<answer> </answer>", "empty"),
         ("3</answer>", "without an opening"),
         ("<answer><answer>3</answer></answer>", "nested"),
@@ -96,3 +96,204 @@ def test_never_raises_and_tagged_text_round_trips(text: str) -> None:
     clean = text.replace("<", "").replace(">", "").replace("\\", "").strip()
     if clean:
         assert extract_answer(f"reasoning <answer>{clean}</answer>").text == clean
+
+
+# --------------------------------------------------------------------------------------------
+# One final answer per response, whatever forms it is written in
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "<answer>7</answer>\nAnswer: 8",
+        "Answer: 8\n<answer>7</answer>",
+        "<answer>7</answer>\n**Answer:** 8",
+        "<answer>7</answer>\n**Answer**: 8",
+        "<answer>7</answer>\nFinal answer: 8",
+        "<answer>7</answer>\n### Final Answer: 8",
+        "<answer>7</answer>\n- answer = 8",
+        "<answer>7</answer>\n> The final answer is: 8",
+        "<answer>7</answer>\nANSWER：8",
+        "\\boxed{7}\nAnswer: 8",
+        "Answer: 7\nAnswer: 8",
+        "Answer: 7\n\\boxed{8}",
+        "<answer>7</answer> \\boxed{8}",
+        "**Answer: 7**\n<answer>8</answer>",
+    ],
+)
+def test_two_different_final_answers_are_a_format_error(response: str) -> None:
+    result = extract_answer(response, allow_bare=True)
+    assert not result.ok and "several different final answers" in result.error
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "**Answer:** <answer>7</answer>",
+        "<answer>7</answer>\nAnswer: 7",
+        "<answer>7</answer>\nAnswer: 7.0",
+        "<answer>7</answer>\nFinal answer: $7$.",
+        "<answer>7</answer>\n**Final Answer:** \\boxed{7}",
+        "Answer: \\boxed{7}\nAnswer: 7",
+        "**Final Answer:**\n<answer>7</answer>",
+        "Final answer: the grid below:\n<answer>7</answer>",
+        "### Final Answer\n\n<answer>7</answer>",
+    ],
+)
+def test_the_same_answer_repeated_is_fine(response: str) -> None:
+    result = extract_answer(response)
+    assert result.ok and result.text in ("7", "7.0"), result
+
+
+def test_repeated_answers_may_differ_in_spacing_case_and_notation() -> None:
+    assert extract_answer("Answer: 1, 2, 3\n<answer>1,2,3</answer>").text == "1,2,3"
+    assert extract_answer("Answer: Yes\n<answer>yes</answer>").text == "yes"
+    fenced = "```python\ndef f():\n    return 1\n```"
+    assert extract_answer(f"{fenced}\n<answer>{fenced}</answer>", pattern=r"```python\n(.*?)```").ok
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "Let x = 5, so y is 2 and the answer is probably 6.\n<answer>7</answer>",
+        "My answer: 6, I think, but check.\n<answer>7</answer>",  # a label must open the line
+        "```python\nanswer = 5\nprint(answer)\n```\n<answer>7</answer>",
+        "if answer == 5: retry\n<answer>7</answer>",
+        "<think>Answer: 5. No wait.</think><answer>7</answer>",
+    ],
+)
+def test_intermediate_values_are_not_final_answers(response: str) -> None:
+    assert extract_answer(response).text == "7"
+
+
+def test_family_labels_and_patterns_are_final_answers_too() -> None:
+    assert extract_answer("Path: A B C", labels=("path",)).text == "A B C"
+    assert not extract_answer("Path: A B C\nAnswer: A C", labels=("path",)).ok
+    # a family label is a fallback form: reasoning uses such words for intermediate values
+    assert extract_answer("Path: A B C\n<answer>A C</answer>", labels=("path",)).text == "A C"
+    assert extract_answer("Input: 5 gives 10\n\\boxed{3}", labels=("input",)).text == "3"
+    fence = r"(?s)```python\n(.*?)```"
+    assert not extract_answer("```python\nx = 1\n```\n<answer>x = 2</answer>", pattern=fence).ok
+
+
+# --------------------------------------------------------------------------------------------
+# Reasoning blocks
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "response,expected",
+    [
+        ("<think>I could write <answer>5</answer>.</think>\n<answer>7</answer>", "7"),
+        ("<think>\\boxed{5} or \\boxed{6</think> \\boxed{7}", "7"),
+        ("<THINK>a</THINK><thinking>b <answer>1</answer></thinking>Answer: 7", "7"),
+        ("<think>outer <think>inner</think> still outer</think><answer>7</answer>", "7"),
+        # Qwen3-style: the template opened the block in the prompt
+        ("so it must be 5... no.\nAnswer: 5\n</think>\n<answer>7</answer>", "7"),
+        ("<reasoning>Answer: 6</reasoning><answer>7</answer>", "7"),
+    ],
+)
+def test_reasoning_is_never_read_as_the_answer(response: str, expected: str) -> None:
+    assert extract_answer(response).text == expected
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "<think>the answer is <answer>7</answer>",  # unclosed: the reasoning never ended
+        "<answer>7</answer><think>but maybe 8",
+        "<think>all reasoning</think>",
+        "only reasoning </think>   ",
+        "<think>a</think> <answer>7</answer> <think>b</think>\nAnswer: 8",
+    ],
+)
+def test_answers_only_inside_reasoning_are_format_errors(response: str) -> None:
+    result = extract_answer(response, allow_bare=True)
+    assert not result.ok and result.text is None
+
+
+# --------------------------------------------------------------------------------------------
+# Properties
+# --------------------------------------------------------------------------------------------
+
+_ANSWERS = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9 ,+\-/=]{0,20}[A-Za-z0-9]", fullmatch=True)
+_FORMS = [
+    "<answer>{}</answer>",
+    "\\boxed{{{}}}",
+    "Answer: {}",
+    "**Answer:** {}",
+    "Final answer: {}",
+    "The final answer is: {}",
+    "### Final Answer: {}",
+]
+_FILLER = st.sampled_from(["", "\n", "\nSo that is settled.\n", "\nLet me double-check.\n\n"])
+
+
+@given(_ANSWERS, _ANSWERS, st.sampled_from(_FORMS), st.sampled_from(_FORMS), _FILLER)
+@settings(max_examples=300)
+def test_an_appended_contradicting_final_answer_is_never_taken(
+    first: str, second: str, form: str, appended: str, filler: str
+) -> None:
+    response = form.format(first) + filler + "\n" + appended.format(second)
+    result = extract_answer(response, allow_bare=True)
+    if _key(first) != _key(second):
+        assert not result.ok, (response, result)
+    else:
+        assert result.ok
+
+
+@given(_ANSWERS, st.sampled_from(_FORMS), st.sampled_from(_FORMS), _FILLER)
+@settings(max_examples=200)
+def test_one_answer_in_several_forms_is_read(answer: str, form: str, repeated: str, filler: str) -> None:
+    response = "Some reasoning.\n" + form.format(answer) + filler + "\n" + repeated.format(answer)
+    result = extract_answer(response)
+    assert result.ok and _key(result.text) == _key(answer), (response, result)
+
+
+def _key(answer: str) -> object:
+    from palaestra.verifiers.extract import _same_key
+
+    return _same_key(answer)
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "\n" * 100_000 + "Answer: 1",
+        "Answer: a" + " " * 100_000 + "b",
+        "**" * 50_000,
+        "<think>" * 100_000,
+        "</think>" * 100_000 + "<answer>1</answer>",
+        "```\n" * 50_000,
+        "Answer:" * 50_000,
+    ],
+)
+def test_hostile_layouts_take_linear_time(response: str) -> None:
+    started = time.process_time()
+    extract_answer(response, allow_bare=True)
+    assert time.process_time() - started < 2  # generous: the old answer-line regex took minutes
+
+
+def test_commented_out_answers_are_not_answers() -> None:
+    assert not extract_answer("I could not finish.\n<!-- <answer>10</answer> -->").ok  # paid before
+    assert extract_answer("<!-- draft: <answer>9</answer> --><answer>10</answer>").text == "10"
+    assert not extract_answer("<answer>10</answer> <!-- unclosed").ok
+
+
+@pytest.mark.parametrize("response", ["<answer>**10**</answer>", "**Answer:** **10**", "Answer: `10`"])
+def test_markdown_around_the_whole_answer_is_not_part_of_it(response: str) -> None:
+    assert extract_answer(response).text == "10"  # '**10**' was handed to the family before
+
+
+@pytest.mark.parametrize(
+    "response,expected",
+    [
+        ("Answer: __init__", "__init__"),  # underscores that are the answer
+        ("<answer>**..\n..**</answer>", "**..\n..**"),  # a star_battle grid: '*' is a cell
+        ("<answer>2**3</answer>", "2**3"),
+        ("**Answer: 7**", "7"),
+    ],
+)
+def test_markdown_stripping_never_eats_the_answer(response: str, expected: str) -> None:
+    assert extract_answer(response).text == expected

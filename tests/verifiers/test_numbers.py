@@ -35,6 +35,32 @@ from palaestra.verifiers.numbers import format_rational, parse_rational
         ("$3.5$", Fraction(7, 2)),
         ("\\(7/2\\)", Fraction(7, 2)),
         ("12.", Fraction(12)),
+        # forms every number-taking family must accept (refused by some families before)
+        ("7.0", Fraction(7)),
+        ("$7$", Fraction(7)),
+        ("7,767,531", Fraction(7767531)),
+        ("\\frac{-7}{3}", Fraction(-7, 3)),
+        ("\\frac{7}{-3}", Fraction(-7, 3)),
+        ("-\\frac{-7}{3}", Fraction(7, 3)),
+        ("\\boxed{7}", Fraction(7)),
+        ("$\\boxed{-7}$.", Fraction(-7)),
+        ("(-7)", Fraction(-7)),
+        ("- 7", Fraction(-7)),
+        ("1{,}000", Fraction(1000)),
+        ("1\\,000\\,000", Fraction(10**6)),
+        ("1\u2009000", Fraction(1000)),
+        ("\uff17\uff10", Fraction(70)),  # fullwidth digits
+        ("\uff0d\uff17", Fraction(-7)),  # fullwidth minus
+        ("\u2212\\frac{1}{2}", Fraction(-1, 2)),
+        ("½", Fraction(1, 2)),
+        ("3½", Fraction(7, 2)),
+        ("-⅔", Fraction(-2, 3)),
+        ("\\frac12", Fraction(1, 2)),  # LaTeX's one-digit shorthand
+        ("-\\tfrac34", Fraction(-3, 4)),
+        ("3\\frac12", Fraction(7, 2)),
+        ("\u0667", Fraction(7)),  # Arabic-Indic seven: a decimal digit of another script
+        ("\u096d\u0966", Fraction(70)),  # Devanagari
+        ("\U0001d7d5", Fraction(7)),  # mathematical bold seven
     ],
 )
 def test_exact_forms_parse(text: str, value: Fraction) -> None:
@@ -58,7 +84,24 @@ def test_exact_forms_parse(text: str, value: Fraction) -> None:
         "3 or 4",
         "2+2",
         "0x10",
-        "½",
+        "1234{,}567",
+        "12{,}34",
+        "7 or 8",
+        "7, 8",
+        "7 apples",
+        "(7",
+        "\u00b2",  # superscript two: a power, not a digit
+        "7\u00b2",
+        "\u2466",  # circled seven
+        "O",  # a letter, not a zero
+        "7\u20138",  # en dash
+        "3\u00bd\u00bd",
+        "\\frac{7}{3}x",
+        "\\frac123",
+        "\\frac{-7}{0}",
+        "nan.",
+        "Infinity",
+        "9" * 5000,
         "1_000",
         "--3",
         "3.5.1",
@@ -80,6 +123,33 @@ def test_round_trip_through_every_rendering(value: Fraction) -> None:
         whole, frac = divmod(scaled, 10**6)
         decimal = f"{'-' if value < 0 else ''}{whole}.{frac:06d}"
         assert parse_rational(decimal) == value
+
+
+@given(st.fractions(max_denominator=10**6), st.sampled_from(["{}", "${}$", "\\boxed{{{}}}", "({})", "{}."]))
+@settings(max_examples=300)
+def test_every_formatted_rational_reads_back_in_every_wrapper(value: Fraction, wrapper: str) -> None:
+    assert parse_rational(wrapper.format(format_rational(value))) == value
+    latex = f"\\frac{{{value.numerator}}}{{{value.denominator}}}"  # the sign inside the fraction
+    assert parse_rational(wrapper.format(latex)) == value
+    fullwidth = format_rational(value).translate({ord(c): ord(c) + 0xFEE0 for c in "0123456789-/"})
+    assert parse_rational(fullwidth) == value
+
+
+@given(st.integers(-(10**30), 10**30))
+@settings(max_examples=200)
+def test_thousands_groups_read_back(n: int) -> None:
+    grouped = f"{n:,}"
+    assert parse_rational(grouped) == n
+    assert parse_rational(grouped.replace(",", "{,}")) == n
+    assert parse_rational(f"{n}.0") == n
+
+
+@given(st.text(max_size=60))
+@settings(max_examples=500)
+def test_never_raises_and_never_reads_superscripts_as_digits(text: str) -> None:
+    value = parse_rational(text)
+    if value is not None:
+        assert not any(c.isdigit() and not c.isdecimal() for c in text), text
 
 
 @given(st.fractions(max_denominator=1000), st.integers(1, 10**6))

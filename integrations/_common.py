@@ -1,0 +1,87 @@
+"""What every adapter shares: reading tasks from a trainer's batch, completion text, batched grading.
+
+Trainers hand a reward function the dataset's columns as lists (TRL), one row's fields (verl,
+OpenRLHF) or a label string. Every palaestra row carries its whole task record in
+``extra_info["task"]`` (exports and :func:`palaestra.integrations.trl.task_rows` alike); older
+rows carried it as a ``task`` column. A batch without either is a data-shape mismatch and fails
+loudly: a reward never scores 0 because it was handed the wrong columns.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import palaestra
+from palaestra.core import Task, Verdict
+
+MISSING_TASK = (
+    "palaestra rewards need the task record: pass the rows of `palaestra export` or "
+    "`palaestra.integrations.trl.task_rows` unchanged (their `extra_info` column holds it)"
+)
+
+
+def task_from_record(record: Any) -> Task:
+    """A task from what a row carries: ``extra_info`` (dict or its JSON), the task JSON, or a Task."""
+    if isinstance(record, Task):
+        return record
+    if isinstance(record, str):
+        try:
+            record = json.loads(record)
+        except json.JSONDecodeError:
+            raise ValueError(f"{MISSING_TASK}; got a string that is not JSON: {record[:80]!r}") from None
+    if isinstance(record, Mapping):
+        if "task" in record:  # extra_info
+            return task_from_record(record["task"])
+        if "family" in record and "difficulty" in record:  # the task record itself
+            return Task.from_dict(record)
+    raise ValueError(f"{MISSING_TASK}; got {type(record).__name__}: {str(record)[:80]!r}")
+
+
+def tasks_from_columns(columns: Mapping[str, Any], n: int) -> list[Task]:
+    """The ``n`` tasks of a batch given as columns (``extra_info`` or, for old rows, ``task``)."""
+    for name in ("extra_info", "task"):
+        values = columns.get(name)
+        if values is not None:
+            if len(values) != n:
+                raise ValueError(f"{n} completions but {len(values)} values in column {name!r}")
+            cache: dict[str, Task] = {}
+            out = []
+            for value in values:
+                key = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+                if key not in cache:
+                    cache[key] = task_from_record(value)
+                out.append(cache[key])
+            return out
+    raise ValueError(f"{MISSING_TASK}; the batch has columns {sorted(columns)}")
+
+
+def completion_text(completion: Any) -> str:
+    """TRL passes a string (standard format) or a list of chat messages (conversational)."""
+    if isinstance(completion, str):
+        return completion
+    if isinstance(completion, Mapping):
+        return str(completion.get("content") or "")
+    if isinstance(completion, Sequence) and completion:
+        # the final assistant message carries the answer
+        for message in reversed(completion):
+            if isinstance(message, Mapping) and message.get("role", "assistant") == "assistant":
+                return str(message.get("content") or "")
+    return ""
+
+
+def verify_batch(
+    tasks: Sequence[Task],
+    responses: Sequence[str],
+    *,
+    workers: int | None = None,
+    timeout_s: float | None = None,
+) -> list[Verdict]:
+    """Grade a batch; every adapter and the server grade through this one function.
+
+    It is :func:`palaestra.verify_many`: worker processes (one per core by default; ``workers=0``
+    grades in this thread), each verdict bounded by ``timeout_s``, sandboxed families on the
+    shared sandbox. Multi-turn adapters grading one answer at a time pass ``workers=0``.
+    """
+    return palaestra.verify_many(tasks, responses, workers=workers, timeout_s=timeout_s)

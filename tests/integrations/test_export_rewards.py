@@ -1,0 +1,96 @@
+"""One export feeds palaestra's rewards as a trainer passes it: reference answers pay 1.0, wrong
+shapes fail loudly (regressions: math_reward paid 0.0 for export answers stored as JSON text;
+palaestra_reward raised TypeError for missing 'task' on export columns)."""
+
+from __future__ import annotations
+
+import pytest
+
+import palaestra
+from palaestra import export as ex
+from palaestra.integrations._common import tasks_from_columns
+from palaestra.integrations.trl import palaestra_reward
+from palaestra.verifiers.math import math_reward
+
+datasets = pytest.importorskip("datasets")
+
+MATH_FAMILIES = ["expression", "long_arithmetic", "chinese_remainder", "combinatorial_counting"]
+OTHER_FAMILIES = ["sudoku", "knights_knaves", "shortest_path"]
+
+
+def trl_reward_kwargs(rows: list[dict]) -> dict[str, list]:
+    """The keyword lists TRL's GRPOTrainer passes a reward function: every column but the prompt
+    and completion ones, one list per column (as `_calculate_rewards` builds them)."""
+    keys = [k for k in rows[0] if k not in ("prompt", "completion", "completion_ids")]
+    return {k: [row[k] for row in rows] for k in keys}
+
+
+@pytest.fixture(scope="module")
+def export_rows(tmp_path_factory) -> list[dict]:
+    config = {
+        "name": "rewards",
+        "seed": 3,
+        "calibration_samples": 0,
+        "mixture": [
+            {"family": f, "levels": [1, 2], "counts": {"train": 3}} for f in MATH_FAMILIES + OTHER_FAMILIES
+        ],
+    }
+    out = ex.export(config, tmp_path_factory.mktemp("x") / "ds").path
+    return list(datasets.load_from_disk(str(out))["train"])
+
+
+def references(rows: list[dict]) -> list[str]:
+    return [palaestra.get(r["family"]).impl.reference_response(ex.row_to_task(r)) for r in rows]
+
+
+def test_palaestra_reward_pays_every_reference_answer_of_an_export(export_rows):
+    kwargs = trl_reward_kwargs(export_rows)
+    assert palaestra_reward(references(export_rows), **kwargs) == [1.0] * len(export_rows)
+    as_chat = [[{"role": "assistant", "content": r}] for r in references(export_rows)]
+    assert palaestra_reward(as_chat, **kwargs) == [1.0] * len(export_rows)
+    assert palaestra_reward(["<answer>nan</answer>"] * len(export_rows), **kwargs) == [0.0] * len(export_rows)
+
+
+def test_math_reward_pays_every_reference_answer_of_an_export(export_rows):
+    rows = [r for r in export_rows if r["family"] in MATH_FAMILIES]
+    assert len(rows) == 6 * len(MATH_FAMILIES)
+    rewards = math_reward(references(rows), **trl_reward_kwargs(rows))
+    assert rewards == [1.0] * len(rows)
+    # the answer column alone (a trainer that passes only `answer`) still pays
+    answers_only = {"answer": [r["answer"] for r in rows]}
+    assert math_reward(references(rows), **answers_only) == [1.0] * len(rows)
+    assert math_reward(["<answer>-12345.5</answer>"] * len(rows), **answers_only) == [0.0] * len(rows)
+
+
+def test_math_reward_refuses_structured_answers_loudly(export_rows):
+    rows = [r for r in export_rows if r["family"] == "knights_knaves"]
+    with pytest.raises(ValueError, match="not a single math value"):
+        math_reward(references(rows), **trl_reward_kwargs(rows))
+
+
+def test_export_prompt_is_conversational_and_rows_carry_reverification_columns(export_rows):
+    row = export_rows[0]
+    assert row["prompt"][-1]["role"] == "user" and isinstance(row["prompt"][-1]["content"], str)
+    for column in ("id", "family", "family_version", "level", "knobs", "seed", "palaestra_version"):
+        assert row[column] is not None, column
+    assert row["palaestra_version"] == palaestra.__version__
+    assert row["data_source"] == f"palaestra/{row['family']}"
+    assert row["reward_model"]["ground_truth"] == row["answer"]
+    task = ex.row_to_task(row)
+    assert palaestra.rebuild(task) == task
+
+
+def test_rewards_fail_loudly_on_a_batch_without_the_task_record(export_rows):
+    kwargs = trl_reward_kwargs(export_rows)
+    kwargs.pop("extra_info")
+    with pytest.raises(ValueError, match="task record"):
+        palaestra_reward(references(export_rows), **kwargs)
+    with pytest.raises(ValueError, match="task record"):
+        tasks_from_columns({"extra_info": [{"split": "train"}]}, 1)
+
+
+def test_a_tampered_row_is_refused(export_rows):
+    row = dict(export_rows[0])
+    row["seed"] = row["seed"] + 1
+    with pytest.raises(ValueError, match="disagrees"):
+        ex.row_to_task(row)

@@ -1,0 +1,67 @@
+"""OpenRLHF: reward_func and AgentInstance on palaestra rows.
+
+OpenRLHF is not installed (it needs Ray, DeepSpeed and vLLM on CUDA). Stand-in: the test calls
+reward_func(queries, prompts, labels) as OpenRLHF's remote reward does (queries = prompt text
+followed by the response, labels = the rows' label_key column), and drives AgentInstance with
+OpenRLHF's agent state dicts (reset({"observation"}), step({"observation_text", "action_text",
+"label", "sampling_params"})) reading rewards/environment_feedback/done back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+import palaestra
+from palaestra.export import row_to_task
+from palaestra.integrations.openrlhf import AgentInstance, reward_func
+from palaestra.integrations.trl import task_rows
+
+
+def reference(row):
+    task = row_to_task(row)
+    return palaestra.get(task.family).impl.reference_response(task)
+
+
+def as_list(values):
+    return [float(v) for v in values]
+
+
+def test_reward_func_grades_the_response_part_of_each_query():
+    rows = task_rows(["sudoku", "countdown"], 2, level=2)
+    prompts = [f"<|user|>{r['prompt'][-1]['content']}<|assistant|>" for r in rows]
+    responses = [reference(rows[0]), "<answer>0</answer>", reference(rows[2]), reference(rows[3])]
+    out = reward_func(
+        [p + r for p, r in zip(prompts, responses, strict=True)], prompts, [r["extra_info"] for r in rows]
+    )
+    assert as_list(out["rewards"]) == [1.0, 0.0, 1.0, 1.0]
+    with pytest.raises(ValueError, match="task record"):
+        reward_func(prompts, prompts, [{"split": "train"}] * len(prompts))
+
+
+def test_agent_instance_retries_with_feedback():
+    row = task_rows(["expression"], 1, level=3)[0]
+
+    async def episode(actions):
+        agent = AgentInstance()
+        await agent.reset({"observation": row["prompt"][-1]["content"]})
+        out = []
+        for action in actions:
+            result = await agent.step(
+                {
+                    "observation_text": "",
+                    "action_text": action,
+                    "label": row["extra_info"],
+                    "sampling_params": None,
+                }
+            )
+            out.append((float(result["rewards"]), result["done"], result["environment_feedback"]))
+            if result["done"]:
+                break
+        return out
+
+    out = asyncio.run(episode(["<answer>0.5</answer>", reference(row)]))
+    assert [(r, d) for r, d, _ in out] == [(0.0, False), (1.0, True)] and "Wrong" in out[0][2]
+    out = asyncio.run(episode(["a", "b", "c", "d"]))
+    assert [d for _, d, _ in out] == [False, False, True]  # three attempts, then done

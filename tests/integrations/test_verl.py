@@ -1,0 +1,81 @@
+"""verl: compute_score on export rows and the multi-turn interaction.
+
+verl is not installed (it needs Ray, vLLM/SGLang and CUDA). Stand-in: the test calls
+compute_score exactly as verl's reward managers do (data_source, solution_str, ground_truth
+from reward_model, extra_info keyword) and drives PalaestraInteraction with the call sequence of
+verl's agent loop (start_interaction(instance_id, **interaction_kwargs), generate_response
+after each assistant turn, calculate_score, finalize_interaction).
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+import palaestra
+from palaestra.export import row_to_task
+from palaestra.integrations.trl import task_rows
+from palaestra.integrations.verl import PalaestraInteraction, compute_score, with_interaction_kwargs
+
+
+@pytest.fixture(scope="module")
+def rows():
+    return task_rows(["sudoku", "knights_knaves", "expression"], 3, level=2)
+
+
+def reference(row):
+    task = row_to_task(row)
+    return palaestra.get(task.family).impl.reference_response(task)
+
+
+def verl_call(row, solution):
+    return compute_score(
+        data_source=row["data_source"],
+        solution_str=solution,
+        ground_truth=row["reward_model"]["ground_truth"],
+        extra_info=row["extra_info"],
+    )
+
+
+def test_compute_score_pays_references_and_only_them(rows):
+    assert [verl_call(r, reference(r))["score"] for r in rows] == [1.0] * len(rows)
+    assert [verl_call(r, "<answer>no</answer>")["score"] for r in rows] == [0.0] * len(rows)
+
+
+def test_compute_score_fails_loudly_on_mismatched_rows(rows):
+    with pytest.raises(ValueError, match="extra_info"):
+        compute_score(
+            rows[0]["data_source"], reference(rows[0]), rows[0]["reward_model"]["ground_truth"], None
+        )
+    with pytest.raises(ValueError, match="disagrees"):
+        compute_score(
+            rows[0]["data_source"],
+            reference(rows[0]),
+            rows[1]["reward_model"]["ground_truth"],
+            rows[0]["extra_info"],
+        )
+
+
+def test_interaction_gives_feedback_then_ends(rows):
+    row = with_interaction_kwargs(rows[0], max_attempts=2)
+    interaction = PalaestraInteraction({"name": "palaestra"})
+
+    async def episode(answers):
+        instance = await interaction.start_interaction("i1", **row["extra_info"]["interaction_kwargs"])
+        turns, messages = [], list(row["prompt"])
+        for answer in answers:
+            messages.append({"role": "assistant", "content": answer})
+            done, feedback, score, _ = await interaction.generate_response(instance, messages)
+            turns.append((done, score))
+            messages.append({"role": "user", "content": feedback})
+            if done:
+                break
+        final = await interaction.calculate_score(instance)
+        await interaction.finalize_interaction(instance)
+        return turns, final
+
+    turns, final = asyncio.run(episode(["<answer>x</answer>", reference(rows[0])]))
+    assert turns == [(False, 0.0), (True, 1.0)] and final == 1.0
+    turns, final = asyncio.run(episode(["<answer>x</answer>", "<answer>y</answer>", "never sent"]))
+    assert turns == [(False, 0.0), (True, 0.0)] and final == 0.0
