@@ -114,9 +114,9 @@ def python_judge(task: Task, text: str) -> bool | None:
 
 
 def python_judge_many(task: Task, texts: list[str]) -> list[bool | None]:
-    if "hidden" not in task.metadata:  # algorithmic_coding: no generic input generator here
-        return [None] * len(texts)
     reference = str(task.answer)
+    if "def f(xs)" not in reference:  # algorithmic_coding's solve(data): no input generator here
+        return [None] * len(texts)
     inputs = [list(xs) for xs in _list_inputs(reference, task.seed)]
     results = run_functions([reference, *texts], "f", inputs)
     want = results[0]
