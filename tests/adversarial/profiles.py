@@ -255,6 +255,14 @@ PROFILES: dict[str, Profile] = {
         ),
         rewrites=_number_formats,
     ),
+    # --- math (one exact value each)
+    "bayes": Profile(numeric=True),
+    "bitwise": Profile(numeric=True),
+    "calendar": Profile(numeric=True),
+    "number_theory": Profile(numeric=True),
+    "probability": Profile(numeric=True),
+    "statistics": Profile(numeric=True),
+    "table_qa": Profile(numeric=True),
     # --- code
     "algorithmic_coding": Profile(answers="any", code="python", rewrites=_program_text),
     "bug_repair": Profile(answers="any", code="python", rewrites=_program_text),
