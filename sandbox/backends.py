@@ -356,8 +356,8 @@ class ForkServerBackend(Backend):
 _BWRAP_LAUNCHER = r"""
 import json, resource, runpy, sys
 lim = json.loads(sys.argv[1])
-for name, value in lim.items():
-    resource.setrlimit(getattr(resource, name), (value, value))
+for name, (soft, hard) in lim.items():
+    resource.setrlimit(getattr(resource, name), (soft, hard))
 sys.argv = ["/sandbox/main.py"]
 runpy.run_path("/sandbox/main.py", run_name="__main__")
 """
@@ -400,11 +400,15 @@ class BubblewrapBackend(Backend):
         cmd += ["--chdir", "/sandbox", "--setenv", "HOME", "/sandbox", "--setenv", "PATH", "/usr/bin:/bin"]
         if seccomp_fd is not None:
             cmd += ["--seccomp", str(seccomp_fd)]
+        memory = (int(job.memory_mb) + 64) << 20
+        cpu = int(math.ceil(job.timeout_s))
+        # The soft CPU limit sends SIGXCPU, which bwrap reports as exit code 128 + SIGXCPU: a
+        # timeout we can tell apart from other deaths. The hard limit is the backstop.
         limits = {
-            "RLIMIT_AS": (int(job.memory_mb) + 64) << 20,
-            "RLIMIT_CPU": int(math.ceil(job.timeout_s)) + 1,
-            "RLIMIT_FSIZE": 64 << 20,
-            "RLIMIT_CORE": 0,
+            "RLIMIT_AS": (memory, memory),
+            "RLIMIT_CPU": (cpu, cpu + 1),
+            "RLIMIT_FSIZE": (64 << 20, 64 << 20),
+            "RLIMIT_CORE": (0, 0),
         }
         program = self.argv or [sys.executable, "-I", "-c", _BWRAP_LAUNCHER, json.dumps(limits)]
         return [*cmd, "--", *program]
@@ -456,8 +460,10 @@ class BubblewrapBackend(Backend):
         wall = time.monotonic() - start
         if reason:
             status = reason
-        elif code == -signal.SIGXCPU or cpu > float(job.timeout_s):
-            status = "timeout"  # the CPU limit, as the fork server counts it
+        elif code in (-signal.SIGXCPU, 128 + signal.SIGXCPU, 128 + signal.SIGKILL) and wall >= job.timeout_s:
+            status = "timeout"  # the CPU limit (bwrap reports its child's death as 128 + signal)
+        elif cpu > float(job.timeout_s):
+            status = "timeout"  # finished past its CPU limit, as the fork server counts it
         elif code == 0:
             status = "ok"
         elif b"MemoryError" in err[-400:]:
