@@ -439,6 +439,22 @@ def dumping(task: Task, reference: str | None = None) -> list[Attack]:
     return attacks
 
 
+def _one_line_wrong(answer: str, wrong: str, profile: Profile) -> str | None:
+    """A different answer that fits on an ``Answer:`` line, or None.
+
+    The first line of a multi-line wrong answer is a different answer only if it differs from
+    the reference's first line and does not introduce what follows (``def f(xs):`` is the
+    first line of the right program too). A Python answer gets a whole one-line program.
+    """
+    first = wrong.strip().splitlines()[0]
+    if first != answer.strip().splitlines()[0] and not first.rstrip().endswith(":"):
+        return first
+    header = re.fullmatch(r"\s*(def \w+\(.*\)\s*(->.*)?:)\s*", first)
+    if profile.code == "python" and header:
+        return f"{header.group(1)} return None"
+    return None
+
+
 def two_answers(task: Task, reference: str | None = None) -> list[Attack]:
     """Two different final answers in one response: a format error, whatever the order."""
     profile = profile_for(task.family)
@@ -446,20 +462,23 @@ def two_answers(task: Task, reference: str | None = None) -> list[Attack]:
     wrong = wrong_answer(task, answer)
     if wrong is None:
         return []
-    first_line = wrong.strip().splitlines()[0]
     forms = {
-        "tag-then-answer-line": f"{tag(answer)}\nAnswer: {first_line}",
-        "answer-line-then-tag": f"Answer: {first_line}\n{tag(answer)}",
-        "tag-then-final-answer-line": f"{tag(answer)}\n\nFinal answer: {first_line}",
         "two-tags": f"{tag(answer)}\n{tag(wrong)}",
         "two-tags-wrong-last": f"{tag(wrong)}\nOn second thought:\n{tag(answer)}",
-        "bold-answer-line-then-tag": f"**Answer:** {first_line}\n\n{tag(answer)}",
     }
+    line = _one_line_wrong(answer, wrong, profile)
+    if line is not None:
+        forms |= {
+            "tag-then-answer-line": f"{tag(answer)}\nAnswer: {line}",
+            "answer-line-then-tag": f"Answer: {line}\n{tag(answer)}",
+            "tag-then-final-answer-line": f"{tag(answer)}\n\nFinal answer: {line}",
+            "bold-answer-line-then-tag": f"**Answer:** {line}\n\n{tag(answer)}",
+        }
     if "{" not in wrong and "}" not in wrong and "\n" not in wrong:
         forms["tag-then-boxed"] = f"{tag(answer)}\nSo the result is \\boxed{{{wrong}}}."
         forms["boxed-then-tag"] = f"\\boxed{{{wrong}}}\n{tag(answer)}"
-    if "{" not in answer and "}" not in answer and "\n" not in answer:
-        forms["boxed-then-answer-line"] = f"\\boxed{{{answer}}}\nAnswer: {first_line}"
+    if line is not None and "{" not in answer and "}" not in answer and "\n" not in answer:
+        forms["boxed-then-answer-line"] = f"\\boxed{{{answer}}}\nAnswer: {line}"
     if profile.code is not None:
         language = "python" if profile.code == "python" else "sql"
         forms["tag-then-fenced-program"] = f"{tag(answer)}\n\n```{language}\n{wrong}\n```"
@@ -905,8 +924,9 @@ def rewritings(task: Task, reference: str | None = None) -> list[Attack]:
         forms["boxed"] = f"The answer is $\\boxed{{{answer}}}$."
         forms["boxed-in-tag"] = f"<answer>\\boxed{{{answer}}}</answer>"
         forms["answer-line"] = f"Reasoning...\nAnswer: {answer}"
-        forms["bold-answer-line"] = f"Reasoning...\n**Answer:** {answer}"
-        forms["bold-in-tag"] = f"<answer>**{answer}**</answer>"
+        if "*" not in answer:  # markdown emphasis around an answer with '*' is ambiguous
+            forms["bold-answer-line"] = f"Reasoning...\n**Answer:** {answer}"
+            forms["bold-in-tag"] = f"<answer>**{answer}**</answer>"
     for word in profile.keywords:
         pattern = re.compile(rf"\b{re.escape(word)}\b")
         if pattern.search(answer):

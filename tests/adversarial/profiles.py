@@ -258,7 +258,7 @@ PROFILES: dict[str, Profile] = {
     # --- math (one exact value each)
     "bayes": Profile(numeric=True),
     "bitwise": Profile(numeric=True),
-    "calendar": Profile(numeric=True),
+    "calendar": Profile(numeric=_is_number(_INTEGER_OR_FRACTION), notes="dates at some levels"),
     "number_theory": Profile(numeric=True),
     "probability": Profile(numeric=True),
     "statistics": Profile(numeric=True),
