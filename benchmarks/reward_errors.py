@@ -3,7 +3,8 @@
 Runs the red-team suite's attacks (``tests/adversarial``: near misses, other seeds' answers,
 answer dumping, two final answers, format tricks, look-alikes, injected text, code and
 certificate exploits, pathological sizes; rewritings and other valid answers built by our own
-solvers) on a larger seed range than the tests, and records per family:
+solvers) on every level (2 seeds each by default; the tests take levels 1, 5 and 10), and
+records per family:
 
 - ``false_positive_rate``: paid responses among those known to be wrong (by construction, by the
   family's answer profile or by an independent judge), overall and per attack class;
@@ -45,9 +46,9 @@ from palaestra.registry import get
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = REWARD_ERRORS
-SEEDS = 6  # seeds per level; the tests use 2 seeds at levels 1, 5, 10
 OTHER_SEEDS = (1000, 1001)
-SIZE_SEEDS = 2  # hostile-size attacks per level (each costs megabytes of scanning)
+SEEDS = 2  # seeds per level; the tests use 2 seeds at levels 1, 5, 10
+SIZE_LEVELS = (1, 5, 10)  # hostile-size attacks (megabytes each) on seed 0 of these levels only
 EXAMPLES = 5
 
 
@@ -134,7 +135,9 @@ def measure_family(family: str, seeds: int, levels: tuple[int, ...] = LEVELS) ->
         for seed in range(seeds):
             task = palaestra.make_task(family, seed=seed, level=level)
             classes = [
-                c for c in attacks.WRONG_CLASSES + attacks.RIGHT_CLASSES if c != "size" or seed < SIZE_SEEDS
+                c
+                for c in attacks.WRONG_CLASSES + attacks.RIGHT_CLASSES
+                if c != "size" or (seed == 0 and level in SIZE_LEVELS)
             ]
             for attack in attacks.attacks_for(task, tuple(classes), OTHER_SEEDS):
                 if attack.slow and (seed > 0 or level != levels[0]):

@@ -17,7 +17,7 @@ FINDINGS: dict[int, tuple[str, str]] = {
     ),
     2: (
         "rw-code",
-        "a program in the tags plus a different fenced program (or two fences in one tag) is paid",
+        "two fenced programs inside one tag are paid (a tag plus a different fence outside it is refused)",
     ),
     3: ("rw-shared", "an answer only inside a <think> block is paid"),
     4: ("rw-shared", "an answer only inside an HTML comment is paid"),

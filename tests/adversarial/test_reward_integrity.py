@@ -28,6 +28,8 @@ FAMILIES = palaestra.families()
 # wall time), generous against the 1 s target because CI machines are shared
 HOSTILE_CPU_BOUND_S = 2.0
 HOSTILE_WALL_BOUND_S = 30.0
+# megabyte-sized responses and programs run in the sandbox: most of the suite's time
+SLOW_CLASSES = ("size", "code_exploit")
 
 
 def _cases(test: str, classes: tuple[str, ...]) -> list:
@@ -36,6 +38,8 @@ def _cases(test: str, classes: tuple[str, ...]) -> list:
         for cls in classes:
             why = reason((test, family, cls))
             marks = [pytest.mark.xfail(strict=True, reason=why)] if why else []
+            if cls in SLOW_CLASSES:
+                marks.append(pytest.mark.slow)
             params.append(pytest.param(family, cls, id=f"{family}-{cls}", marks=marks))
     return params
 
@@ -99,6 +103,7 @@ def test_no_single_final_answer_is_a_format_error(family: str, cls: str) -> None
     assert not problems, f"{len(problems)} problems:\n" + "\n".join(problems[:20])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", FAMILIES)
 def test_hostile_input_is_decided_quickly(family: str) -> None:
     slow = [
