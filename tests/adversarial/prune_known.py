@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import sys
+from itertools import pairwise
 from pathlib import Path
 
 KNOWN = Path(__file__).with_name("known.py")
@@ -29,7 +30,7 @@ def closed_and_open(log: str) -> tuple[set[tuple[str, str, str]], list[str]]:
     lines = log.splitlines()
     xpassed = {
         match.groups()
-        for line, following in zip(lines, lines[1:] + [""], strict=True)
+        for line, following in pairwise([*lines, ""])
         if (match := _SECTION.match(line)) and following.startswith("[XPASS(strict)]")
     }
     closed, still_failing = set(), []
@@ -45,12 +46,17 @@ def closed_and_open(log: str) -> tuple[set[tuple[str, str, str]], list[str]]:
     return closed, still_failing
 
 
+def _quoted(key: tuple[str, ...]) -> str:
+    """A tuple of names with double quotes, as ruff format writes it."""
+    return "(" + ", ".join(f'"{part}"' for part in key) + ")"
+
+
 def write_known(known: dict[tuple[str, str, str], tuple[int, ...]]) -> None:
     """Rewrite the KNOWN_FAILURES block of known.py (one line per case, sorted)."""
     text = KNOWN.read_text()
     start = text.index("KNOWN_FAILURES:")
     end = text.index("\n}\n", start) + 3
-    lines = [f"    {key!r}: {known[key]!r}," for key in sorted(known)]
+    lines = [f"    {_quoted(key)}: {known[key]!r}," for key in sorted(known)]
     block = "KNOWN_FAILURES: dict[tuple[str, str, str], tuple[int, ...]] = {\n" + "\n".join(lines) + "\n}\n"
     KNOWN.write_text(text[:start] + block + text[end:])
 
