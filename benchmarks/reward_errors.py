@@ -242,6 +242,9 @@ def summary(families: dict[str, Any]) -> dict[str, Any]:
             for side, classes in totals.items()
         },
         "max_hostile_verify_s": max((r["max_hostile_verify_s"] for r in families.values()), default=None),
+        "max_hostile_verify_cpu_s": max(
+            (r["max_hostile_verify_cpu_s"] for r in families.values()), default=None
+        ),
     }
 
 

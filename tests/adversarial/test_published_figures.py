@@ -67,6 +67,7 @@ def test_catalog_shows_only_current_reward_errors() -> None:
         "false_negative_rate": 0.0,
         "verifier_failures": 0,
         "max_hostile_verify_s": 0.012,
+        "max_hostile_verify_cpu_s": 0.0094,
         "best_constant_score": {"status": "measured", "levels": {"4": 0.125}},
         "mutation_kill_rate": None,
     }
@@ -74,6 +75,7 @@ def test_catalog_shows_only_current_reward_errors() -> None:
     text = catalog.render_family("sudoku", reward_errors=current).split("Example prompt")[0]
     assert "wrong answers paid: 3 of 1,000 (0.30%)" in text
     assert "right answers refused: 0 of 200 (0.00%)" in text
+    assert "slowest verify on hostile input: 9 ms CPU" in text
     level_4 = next(line for line in text.splitlines() if line.startswith("| 4 |"))
     assert "| 0.12 |" in level_4 or "| 0.13 |" in level_4
     old = copy.deepcopy(current)
