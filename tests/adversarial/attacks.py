@@ -4,7 +4,7 @@ Every builder returns :class:`Attack` records. An attack built to be *wrongly pa
 ``must_fail=True`` when we know, independently of the family's verifier, that it is not a valid
 answer: by construction (two different final answers, no final answer, injected text), by the
 family's profile (a changed value in a family with a unique answer), or by a judge in
-``judges.py``. ``must_fail=None`` means we cannot tell, and the suite makes no claim about it.
+``judges/``. ``must_fail=None`` means we cannot tell, and the suite makes no claim about it.
 A *rewriting* (``must_fail=False``) says the same answer differently and must be paid.
 
 Attack classes (``Attack.cls``):

@@ -3,7 +3,7 @@
 A family that is not listed gets :data:`DEFAULT`: one valid answer (the reference), item
 order significant. That is the strict reading: if it is wrong for a new family (it accepts
 any valid answer, or lists in any order), the suite fails on its first run and the family's
-author adds a profile here (and a judge in ``judges.py``) instead of being silently skipped.
+author adds a profile here (and a judge in ``judges/``) instead of being silently skipped.
 
 Equivalent forms listed in ``rewrites`` are those the family's prompt documents (a separator,
 an alternative notation); the generic ones (spacing, ``\\boxed{}``, an ``Answer:`` line, case of
@@ -26,7 +26,7 @@ class Profile:
     """How to read a family's answers.
 
     ``answers``: ``"unique"`` (every valid answer means the same as the reference), ``"any"``
-    (many valid answers; a judge in ``judges.py`` decides), or ``"proof"`` (many valid
+    (many valid answers; a judge in ``judges/`` decides), or ``"proof"`` (many valid
     answers and no judge: only attacks that are wrong by construction are claimed).
     ``ordered``: whether the order of the answer's items matters. ``numeric``: the answer is
     one number (the shared number reader's rewritings apply). ``keywords``: words whose case
