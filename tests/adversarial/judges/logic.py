@@ -313,6 +313,8 @@ def _syllogisms(task: Task, text: str) -> bool | None:
             individuals.append({terms[n] for n in names})
         if not re.fullmatch(r"\s*(\[[^\[\]]*\]\s*,?\s*)*", rest):
             return False
+        if not individuals:
+            return False  # the documented form lists individuals ([] where an empty world would do)
         premises = all(_syllogism_holds(f, x, y, individuals) for f, x, y in meta["premises"])
         return premises and not _syllogism_holds(*meta["conclusion"], individuals)
     if head.strip().lower() == "valid":
