@@ -126,11 +126,13 @@ def _linear_diophantine(task: Task, text: str) -> bool | None:
     a, b, c = meta["a"], meta["b"], meta["c"]
     if text.strip().lower() == "no solution":
         return not meta["solvable"]
-    match = re.fullmatch(r"\s*x\s*=\s*(.+?)\s*,\s*y\s*=\s*(.+?)\s*", text)
-    if not match:
+    # each value carries its name, so "y = ..., x = ..." is the same answer
+    match = re.fullmatch(r"\s*([xy])\s*=\s*(.+?)\s*,\s*([xy])\s*=\s*(.+?)\s*", text)
+    if not match or match.group(1) == match.group(3):
         return False
-    x0, dx = _linear_in_t(match.group(1))
-    y0, dy = _linear_in_t(match.group(2))
+    values = {match.group(1): match.group(2), match.group(3): match.group(4)}
+    x0, dx = _linear_in_t(values["x"])
+    y0, dy = _linear_in_t(values["y"])
     if a * x0 + b * y0 != c:
         return False
     if meta["mode"] == "general":
