@@ -151,9 +151,9 @@ def measure_family(family: str, seeds: int, levels: tuple[int, ...] = LEVELS) ->
                     "seed": seed,
                     "class": attack.cls,
                     "attack": attack.name,
-                    "response": attack.response[:300],
+                    "response": _storable(attack.response[:300]),
                     "status": verdict.status,
-                    "reason": verdict.reason[:200],
+                    "reason": _storable(verdict.reason[:200]),
                 }
                 if attack.cls == "size" and wall > hostile_wall:
                     hostile_wall, slowest = wall, attack.name
@@ -214,6 +214,19 @@ def measure_family(family: str, seeds: int, levels: tuple[int, ...] = LEVELS) ->
         "seconds": round(time.perf_counter() - started, 1),
         "cpu_seconds": round(time.process_time() - cpu_started, 1),
     }
+
+
+def _storable(text: str) -> str:
+    """Text that UTF-8 can store: a lone surrogate (one of our attacks) becomes ``\\ud800``."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Replace ``path`` only once ``text`` is written whole (a failed write keeps the old results)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_suffix(".partial")
+    partial.write_text(text)
+    os.replace(partial, path)
 
 
 def _rate(part: int, whole: int) -> float | None:
@@ -278,8 +291,7 @@ def main() -> None:
             results["families"] = dict(sorted(results["families"].items()))
             results["summary"] = summary(results["families"])
             results["command"] = "python benchmarks/reward_errors.py"
-            args.out.parent.mkdir(parents=True, exist_ok=True)
-            args.out.write_text(json.dumps(results, indent=1, sort_keys=False, ensure_ascii=False) + "\n")
+            _write_atomically(args.out, json.dumps(results, indent=1, ensure_ascii=False) + "\n")
     print(f"wrote {os.path.relpath(args.out)}")
 
 
