@@ -209,6 +209,15 @@ def _speed_table(path: Path = GENERATION) -> list[str]:
         lines.append(
             f"| `{key.split('~')[0]}` | `{row['reasoning_gym_dataset']}` | " + " | ".join(cells) + " |"
         )
+    for key, row in sorted(rows.items()):
+        like = row.get("ours_like_for_like")
+        if like:  # the peer poses a narrower task than our level 5: ours on the same kind too
+            ratio = row["ours_over_theirs_speed"]["generation_mean_like_for_like"]
+            lines.append(
+                f"\nOn reasoning-gym's own kind of `{key.split('~')[0]}` instance ({like['knobs']}) ours"
+                f" generates in {like['generation']['mean_ms']:.3g} ms, theirs in"
+                f" {row['theirs']['generation']['mean_ms']:.3g} ms ({ratio:.2g}x)."
+            )
     return ["", *lines]
 
 

@@ -9,11 +9,16 @@ programs. Timed warm (the worker pools and the sandbox started beforehand):
 - serial: ``[palaestra.verify(t, r) ...]`` in this process, one after another;
 - ``verify_many(workers=1)`` and ``verify_many(workers=all cores)``;
 - the same batch with the hanging programs replaced by quickly wrong ones, serially and on all
-  cores, so that what the hangs add is measured rather than assumed.
+  cores, so that what the hangs add is measured rather than assumed;
+- the same batch keeping only as many hanging programs as there are cores, on all cores.
 
 Reported: wall seconds, whether every verdict equals the serial one, the cost per domain (serial
 wall seconds), the CPU spent by verify_many's parent and workers against the serial CPU
-(the overhead share), and the load average around each run (the machine is shared). Results:
+(the overhead share), and the load average around each run (the machine is shared). The hangs
+are accounted in CPU time as well: every sandbox run's status, CPU and wall seconds are recorded
+(the sandbox kills a program at its CPU limit, or at its wall backstop of 3 x limit + 1 s on a
+machine too loaded to give it that CPU), and what the hangs add to the batch is set beside the
+floor no scheduler can beat, the hangs' summed CPU limits over the cores. Results:
 ``benchmarks/results/verify_batch.json``.
 
     nice -n 5 python benchmarks/verify_batch.py
@@ -33,7 +38,8 @@ import numpy as np
 import palaestra
 from palaestra import batch
 from palaestra.registry import get
-from palaestra.sandbox.executor import available_cores
+from palaestra.sandbox import ExecResult, Job
+from palaestra.sandbox.executor import Sandbox, available_cores
 
 RESULTS = Path(__file__).resolve().parent / "results" / "verify_batch.json"
 HANGS = {  # family -> a program that never ends, in the family's answer format
@@ -85,6 +91,42 @@ def build_batch(size: int, hang_share: float, seed: int = 0) -> tuple[list, list
 def cpu_limit(task: palaestra.Task) -> float:
     """The CPU limit the family gives the submitted program (seconds)."""
     return float(task.difficulty.knobs.get("time_limit_s", 3.0))
+
+
+class SandboxRuns:
+    """Records every sandbox run of this process (job limit, status, CPU and wall seconds)."""
+
+    def __init__(self) -> None:
+        self.runs: list[tuple[float, ExecResult]] = []
+        self._execute = Sandbox._execute
+        recorder = self
+
+        def execute(sandbox: Sandbox, job: Job) -> ExecResult:
+            result = recorder._execute(sandbox, job)
+            recorder.runs.append((job.timeout_s, result))
+            return result
+
+        Sandbox._execute = execute  # type: ignore[method-assign]
+
+    def take(self) -> list[tuple[float, ExecResult]]:
+        runs, self.runs = self.runs, []
+        return runs
+
+
+def hang_accounting(runs: list[tuple[float, ExecResult]]) -> dict[str, object]:
+    """The programs a run stopped at a limit: CPU used against the CPU limit, wall seconds."""
+    stopped = [(limit, r) for limit, r in runs if r.status == "timeout"]
+    at_cpu_limit = [r.cpu_s >= limit for limit, r in stopped]
+    return {
+        "stopped": len(stopped),
+        "stopped_at_cpu_limit": sum(at_cpu_limit),
+        "stopped_at_wall_backstop": len(stopped) - sum(at_cpu_limit),
+        "cpu_s_over_limit_max": round(
+            max((r.cpu_s - limit for limit, r in stopped if r.cpu_s >= limit), default=0.0), 3
+        ),
+        "cpu_s_total": round(sum(r.cpu_s for _, r in stopped), 2),
+        "wall_s_each_max": round(max((r.wall_s for _, r in stopped), default=0.0), 2),
+    }
 
 
 def worker_cpu_seconds(workers: int) -> float:
@@ -159,14 +201,18 @@ def main() -> None:
 
     runs: dict[str, dict[str, float]] = {}
     loads: dict[str, float] = {}
+    recorder = SandboxRuns()
+    accounting: dict[str, dict[str, object]] = {}
     loads["serial"] = os.getloadavg()[0]
     serial, runs["serial"], walls = run_serial(tasks, responses)
+    accounting["serial"] = hang_accounting(recorder.take())
     print(f"serial: {runs['serial']['wall_s']:.1f} s")
     equal = {}
     for w in sorted({1, cores}):
         name = f"verify_many_{w}_workers"
         loads[name] = os.getloadavg()[0]
         verdicts, runs[name] = run_many(tasks, responses, w)
+        accounting[name] = hang_accounting(recorder.take())
         equal[name] = verdicts == serial
         print(f"{name}: {runs[name]['wall_s']:.1f} s, verdicts equal serial: {equal[name]}")
     loads["serial_without_hangs"] = os.getloadavg()[0]
@@ -174,6 +220,17 @@ def main() -> None:
     name = f"verify_many_{cores}_workers_without_hangs"
     loads[name] = os.getloadavg()[0]
     _, runs[name] = run_many(tasks, hang_free, cores)
+    # as many hangs as cores: each can have a core of its own
+    few = set(hangs[:cores])
+    few_hangs = [
+        r if i in few or k != "hang" else h
+        for i, (r, h, k) in enumerate(zip(responses, hang_free, kinds, strict=True))
+    ]
+    few_name = f"verify_many_{cores}_workers_{len(few)}_hangs"
+    loads[few_name] = os.getloadavg()[0]
+    recorder.take()
+    few_verdicts, runs[few_name] = run_many(tasks, few_hangs, cores)
+    accounting[few_name] = hang_accounting(recorder.take())
 
     per_domain: dict[str, float] = defaultdict(float)
     count: dict[str, int] = defaultdict(int)
@@ -186,6 +243,8 @@ def main() -> None:
     many = runs[all_cores]
     serial_checks_cpu = runs["serial"]["cpu_s"]  # this process only: sandbox programs run elsewhere
     limit = max((cpu_limit(tasks[i]) for i in hangs), default=0.0)
+    floor = sum(cpu_limit(tasks[i]) for i in hangs) / cores
+    without = runs[f"verify_many_{cores}_workers_without_hangs"]["wall_s"]
     results = {
         "date": time.strftime("%Y-%m-%d", time.gmtime()),
         "cores": cores,
@@ -207,12 +266,26 @@ def main() -> None:
         },
         "hangs": {
             "largest_cpu_limit_s": limit,
+            "summed_cpu_limits_s": sum(cpu_limit(tasks[i]) for i in hangs),
+            "cpu_floor_s": round(floor, 2),
+            "cpu_floor_note": "summed CPU limits / cores: the least wall time any scheduler needs to run every hang to its CPU limit",
             "added_wall_s_serial": round(
                 runs["serial"]["wall_s"] - runs["serial_without_hangs"]["wall_s"], 2
             ),
-            "added_wall_s_verify_many_all_cores": round(
-                many["wall_s"] - runs[f"verify_many_{cores}_workers_without_hangs"]["wall_s"], 2
+            "added_wall_s_verify_many_all_cores": round(many["wall_s"] - without, 2),
+            "added_wall_s_verify_many_all_cores_over_floor": round(
+                (many["wall_s"] - without) / max(floor, 1e-9), 2
             ),
+            "hangs_as_many_as_cores": {
+                "hangs": len(few),
+                "largest_cpu_limit_s": max((cpu_limit(tasks[i]) for i in few), default=0.0),
+                "added_wall_s": round(runs[few_name]["wall_s"] - without, 2),
+                # every response that batch shares with the full one (all but the replaced hangs)
+                "verdicts_equal_serial": all(
+                    few_verdicts[i] == serial[i] for i in range(len(tasks)) if i in few or kinds[i] != "hang"
+                ),
+            },
+            "sandbox_runs_stopped_at_a_limit": accounting,
         },
         "serial_wall_s_per_domain": {
             d: {

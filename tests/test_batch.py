@@ -110,3 +110,20 @@ def test_arguments_are_checked():
         verify_many([task], ["a"], workers=-1)
     assert verify_many([], []) == []
     assert verify_many([task], [None], workers=1)[0].status == "unparseable"  # type: ignore[list-item]
+
+
+def test_the_shared_sandbox_has_two_servers_per_core(monkeypatch: pytest.MonkeyPatch) -> None:
+    # limits count CPU time, so two programs per core keep their verdicts while a hanging
+    # program leaves a server for the rest of the batch; verify_many waits on all of them
+    from palaestra import batch
+    from palaestra.generators.code import _runner
+
+    for cores, servers in ((1, 4), (2, 4), (8, 16), (48, 64)):
+        monkeypatch.setattr(_runner, "available_cores", lambda c=cores: c)
+        assert _runner.worker_count() == servers
+    monkeypatch.setattr(batch, "_SANDBOX_THREADS", None)
+    threads = batch._sandbox_threads()
+    try:
+        assert threads._max_workers == _runner.worker_count()
+    finally:
+        threads.shutdown()

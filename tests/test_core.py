@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 import numpy as np
@@ -9,7 +10,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from palaestra.core import Difficulty, Knobs, Task, Verdict, check_seed, knob, make_rng, seed_sequence
+from palaestra.core import (
+    Difficulty,
+    Knobs,
+    Task,
+    Verdict,
+    _name_to_int,
+    canonical_json,
+    check_seed,
+    content_hash,
+    knob,
+    make_rng,
+    seed_sequence,
+)
 
 
 @dataclass(frozen=True)
@@ -52,6 +65,18 @@ def test_neighbouring_seeds_give_unrelated_streams(seed: int) -> None:
     assert not set(a.tolist()) & set(b.tolist())
 
 
+@given(
+    seed=st.one_of(st.integers(0, 2**40), st.sampled_from([0, 2**32 - 1, 2**32, 2**64 + 3])),
+    stream=st.lists(st.one_of(st.integers(0, 2**70), st.text(max_size=5)), max_size=2),
+)
+@settings(max_examples=60)
+def test_seed_words_give_numpys_own_seed_sequence(seed: int, stream: list) -> None:
+    # seed_sequence hands numpy the 32-bit words it would cut the integers into itself
+    words = [_name_to_int("fam"), 3, seed] + [_name_to_int(s) if isinstance(s, str) else s for s in stream]
+    expected = np.random.SeedSequence(words).generate_state(8).tolist()
+    assert seed_sequence("fam", 3, seed, *stream).generate_state(8).tolist() == expected
+
+
 def test_seed_derivation_is_stable_across_versions_of_this_code() -> None:
     # Pinned values: changing them silently would change every published dataset.
     assert seed_sequence("sudoku", 1, 0).generate_state(2).tolist() == [3284442155, 1202115909]
@@ -92,6 +117,22 @@ def test_task_is_frozen_json_round_trips_and_hashes_its_content() -> None:
         _task(answer=object())
     with pytest.raises(ValueError):
         _task(answer=float("nan"))
+
+
+@pytest.mark.parametrize(
+    "metadata",
+    [{2: "a", 10: "b"}, {"x": [{3: 1, 20: [2, {1.5: 0, 10.5: 1}]}]}, {"k": (1, 2), "a": {"z": 1, "b": 2}}],
+)
+def test_task_id_is_the_hash_of_its_normalised_content(metadata: dict) -> None:
+    # non-string keys read back as strings that may sort differently: the id must hash the
+    # normalised value's own canonical text
+    task = _task(metadata=metadata, answer=[1, (2, 3)])
+    normalised = json.loads(canonical_json(metadata))
+    assert task.metadata == normalised and task.answer == [1, [2, 3]]
+    expected = content_hash(
+        {"family": "demo", "version": 1, "prompt": task.prompt, "answer": [1, [2, 3]], "metadata": normalised}
+    )
+    assert task.id == expected == task.compute_id()
 
 
 def test_verdict_invariants() -> None:

@@ -131,3 +131,26 @@ def test_catalog_shows_only_comparisons_that_timed_every_answer_kind(generation,
     rows = [line for line in table if line.startswith("| `")]
     assert rows == ["| `zebra` | `zebra_puzzles` | 2 / 2 (3x) | 2 / 2 (0.5x) | 2 / 2 (0.5x) | 2 / 2 (0.5x) |"]
     assert _speed_table(tmp_path / "missing.json") == []
+
+
+def test_like_for_like_peer_instances_are_timed_and_shown(generation, tmp_path: Path) -> None:
+    from palaestra.catalog import _speed_table
+
+    like = generation.bench_like_for_like("tower_of_hanoi", 4)
+    assert like["tasks"] == 4 and like["generation"]["mean_ms"] > 0
+    assert generation.bench_like_for_like("zebra", 4) is None
+    # the knobs are reasoning-gym's kind of instance: a whole tower, any move allowed
+    _, knobs_for = generation.LIKE_FOR_LIKE["tower_of_hanoi"]
+    assert {(k["disks"], k["pegs"]) for k in map(knobs_for, range(10))} == {
+        (d, p) for d in range(3, 8) for p in (3, 4)
+    }
+    timing = {"median_ms": 1.0, "mean_ms": 2.0}
+    side = {"generation": timing, "verification": dict.fromkeys(generation.KINDS, timing)}
+    ratios = {"generation_mean": 0.1, **{f"verify_{k}_mean": 1.0 for k in generation.KINDS}}
+    row = {"reasoning_gym_dataset": "tower_of_hanoi", "ours_level_5": side, "theirs": side}
+    row |= {"ours_over_theirs_speed": {**ratios, "generation_mean_like_for_like": 1.5}}
+    row["ours_like_for_like"] = {**like, "generation": {"mean_ms": 4 / 3}}
+    path = tmp_path / "generation.json"
+    path.write_text(json.dumps({"peers": {"tower_of_hanoi~tower_of_hanoi": row}}))
+    text = "\n".join(_speed_table(path))
+    assert "ours generates in 1.33 ms, theirs in 2 ms (1.5x)" in text

@@ -1,10 +1,14 @@
 """The process-wide sandbox that code-family verifiers share (created on first use).
 
-It has one warm fork server per available core (at least two, so one hanging program never
-holds up every other), and its servers import once what submitted programs commonly import:
-the standard-library modules in :data:`PRELOAD` plus those each code family declares in its
-``sandbox_preload`` class attribute. A program then pays nothing for those imports (a program
-importing a dozen standard modules runs in about a third of the CPU time).
+It has two warm fork servers per available core (at least four; at most 64). Sandbox limits
+count CPU time, so two programs sharing a core each still reach their CPU limit within twice
+its wall time, inside the 3 x limit + 1 s wall backstop: a verdict does not change, while a
+hanging program holds one server of two per core and the rest of a batch goes on beside it
+(with one server per core, hangs on every server stopped every other program). Its servers
+import once what submitted programs commonly import: the standard-library modules in
+:data:`PRELOAD` plus those each code family declares in its ``sandbox_preload`` class attribute.
+A program then pays nothing for those imports (a program importing a dozen standard modules
+runs in about a third of the CPU time).
 """
 
 from __future__ import annotations
@@ -18,7 +22,9 @@ from palaestra.sandbox.executor import available_cores
 
 # Imported by every family's driver and by most programs, declared or not.
 PRELOAD = ("collections", "json", "math", "re")
-MIN_WORKERS = 2
+SERVERS_PER_CORE = 2
+MIN_WORKERS = 4
+MAX_WORKERS = 64
 _LIMITS = {
     "timeout": "past its CPU time or wall-clock limit",
     "memory": "past its memory limit",
@@ -39,8 +45,9 @@ def preload_modules() -> tuple[str, ...]:
 
 
 def worker_count() -> int:
-    """One fork server per available core, at least :data:`MIN_WORKERS`."""
-    return max(available_cores(), MIN_WORKERS)
+    """:data:`SERVERS_PER_CORE` fork servers per available core, within
+    [:data:`MIN_WORKERS`, :data:`MAX_WORKERS`]."""
+    return min(max(SERVERS_PER_CORE * available_cores(), MIN_WORKERS), MAX_WORKERS)
 
 
 def sandbox() -> Sandbox:

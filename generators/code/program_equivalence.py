@@ -1,13 +1,22 @@
-"""Are two small bitvector programs equivalent? Answer "equivalent" or a counterexample input.
+"""Are two small bitvector programs equivalent? Prove it with a chain of identities, or give a
+counterexample input.
 
 ``g`` is derived from ``f`` by semantics-preserving rewrites (``a + b -> (a ^ b) + ((a & b) << 1)``,
 ``a ^ b -> (a | b) - (a & b)``, ...); for a non-equivalent pair ``f`` is first mutated (an
 operator swapped or a constant moved) or, from level 3, a variable v becomes ``v ^ R`` where R is 1
-only when ``rare_bits`` chosen input bits are all set, so random testing rarely finds the
-difference. z3 decides equivalence at generation time (the stored truth, with a deterministic
-resource limit). A claimed counterexample is
-checked by evaluating both programs on it with our own evaluator (the programs are ours, the
-input is two or three integers): any input on which they differ is accepted.
+only when ``rare_bits`` chosen input bits take chosen values (each set or clear), so random
+testing rarely finds the difference and no constant input often does. z3 decides equivalence at
+generation time (the stored truth, with a deterministic resource limit).
+
+Both verdicts carry a certificate (issue 16: a bare "equivalent" scored 47%). A counterexample is
+checked by evaluating both programs on it with our own evaluator (the programs are ours, the input
+is two or three integers): any input on which they differ is accepted. "Equivalent" must come with
+a chain of programs from f to g, each the previous one with one identity of ``IDENTITIES`` (the
+generator's rewrites and commutativity) applied once at one place, in either direction; the
+checker parses each program with a small precedence parser (no eval) and compares trees, so any
+valid chain counts. The reference chain is the generator's own; the exact solver finds one by
+contracting both programs to a normal form (``equivalence_chain``), and a pair it cannot prove is
+not generated (none among 560 tried).
 
 Generation: about 70 tasks/s at level 5 (CPU time, one core; 185 before each z3 decision got its own
 context, which costs about 2.5 ms but makes the decision independent of earlier z3 calls in the
@@ -31,7 +40,10 @@ from palaestra.verifiers.extract import extract_answer
 Expr = list[Any]  # ["var", name] | ["const", n] | ["not", e] | [op, a, b] | ["shl"/"shr", e, k]
 BINOPS = ("+", "-", "&", "|", "^")  # no "*": bit-blasted products make z3 proofs slow
 _ASSIGN = re.compile(r"([a-z])\s*=\s*(0x[0-9a-fA-F]+|\d+)")
+_EQUIVALENT = re.compile(r"\s*(?:yes\s*,?\s*)?(?:equivalent|equal)\b[\s.,:;]*", re.IGNORECASE)
+_LABEL = re.compile(r"^\s*(?:[-*•]\s*|\d{1,2}[.)]\s*)?(?:[fg]\s*\([a-z,\s]*\)\s*)?=?")
 WEAK_SAMPLES = 24
+WEAK_CONTRACTIONS = 2  # the weak solver undoes at most this many rewrites per program
 Z3_RLIMIT = 5_000_000
 
 
@@ -45,7 +57,7 @@ class ProgramEquivalenceKnobs(Knobs):
         0,
         low=0,
         high=10,
-        help="non-equivalent pairs differ only when this many input bits are all set (0: a plain mutation)",
+        help="non-equivalent pairs differ only when this many input bits take chosen values (0: a plain mutation)",
     )
 
 
@@ -69,9 +81,24 @@ PROMPT = """Two programs over {width}-bit unsigned integers (all arithmetic wrap
 f({args}) = {f}
 g({args}) = {g}
 
-Are f and g equivalent (equal for every input)? If they are, answer <answer>equivalent</answer>. \
+Are f and g equivalent (equal for every input)?
+
 If not, give any input on which they differ, for example <answer>{example}</answer> \
-(values from 0 to {top}); any such input is accepted."""
+(values from 0 to {top}); any such input is accepted.
+
+If they are, prove it: answer "equivalent" followed by a chain of programs, one per line, from \
+the right-hand side of f to that of g (or from g to f), each the previous one with one of these \
+identities applied once, at one place, in either direction (a and b stand for any sub-programs):
+{identities}
+Write the programs fully parenthesised, as above. For example, for f(x, y) = (x | y) and \
+g(x, y) = ((y ^ x) + (x & y)):
+<answer>
+equivalent
+(x | y)
+((x ^ y) + (x & y))
+((y ^ x) + (x & y))
+</answer>
+Any valid chain is accepted."""
 
 
 def variables(count: int) -> list[str]:
@@ -225,13 +252,18 @@ def mutate(e: Expr, rng: np.random.Generator) -> Expr:
 
 
 def rare_term(rng: np.random.Generator, names: list[str], width: int, bits: int) -> Expr:
-    """A term that is 1 only when ``bits`` chosen input bits are all set (else 0)."""
+    """A term that is 1 only when ``bits`` chosen input bits take chosen values (else 0).
+
+    Each chosen bit is wanted set or clear at random (v3): with every bit wanted set, one
+    constant input (all ones) triggered the difference in 77% of the non-equivalent tasks.
+    """
     chosen: set[tuple[str, int]] = set()
     while len(chosen) < min(bits, len(names) * width):
         chosen.add((names[int(rng.integers(len(names)))], int(rng.integers(0, width))))
     term: Expr | None = None
     for name, bit in sorted(chosen):
-        top = ["shl", ["var", name], width - 1 - bit] if bit != width - 1 else ["var", name]
+        source: Expr = ["var", name] if rng.random() < 0.5 else ["not", ["var", name]]
+        top = ["shl", source, width - 1 - bit] if bit != width - 1 else source
         term = top if term is None else ["&", term, top]
     assert term is not None
     return ["shr", term, width - 1]
@@ -310,24 +342,302 @@ def density(
     return differ / samples
 
 
-def parse_answer(text: str, names: list[str], width: int) -> str | dict[str, int] | None:
-    """'equivalent', an input assignment, or None when unreadable."""
+# --------------------------------------------------------------------------------------------
+# Equivalence certificates: a chain of programs, one identity applied per step
+# --------------------------------------------------------------------------------------------
+
+A, B = ["?", "a"], ["?", "b"]  # metavariables of the identities
+COMMUTATIVE = ("+", "^", "|", "&")
+# every rewrite the generator applies (and commutativity): the steps a chain may take, either way
+IDENTITIES: tuple[tuple[Expr, Expr], ...] = (
+    (["+", A, B], ["+", B, A]),
+    (["^", A, B], ["^", B, A]),
+    (["|", A, B], ["|", B, A]),
+    (["&", A, B], ["&", B, A]),
+    (["+", A, B], ["+", ["^", A, B], ["shl", ["&", A, B], 1]]),
+    (["^", A, B], ["-", ["|", A, B], ["&", A, B]]),
+    (["|", A, B], ["+", ["^", A, B], ["&", A, B]]),
+    (["&", A, B], ["not", ["|", ["not", A], ["not", B]]]),
+    (["-", A, B], ["+", ["+", A, ["not", B]], ["const", 1]]),
+    (["not", A], ["-", ["-", ["const", 0], A], ["const", 1]]),
+    (["shl", A, 1], ["+", A, A]),
+)
+EXPANSIONS = IDENTITIES[4:]  # the ones whose right side is larger (a solver contracts them)
+IDENTITY_TEXT = """  a + b = b + a,   a & b = b & a,   a | b = b | a,   a ^ b = b ^ a
+  a + b = (a ^ b) + ((a & b) << 1)
+  a ^ b = (a | b) - (a & b)
+  a | b = (a ^ b) + (a & b)
+  a & b = ~(~a | ~b)
+  a - b = (a + ~b) + 1
+  ~a = (0 - a) - 1
+  a << 1 = a + a"""
+MAX_CHAIN = 40  # programs in a chain
+MAX_PROGRAM_CHARS = 3000
+MAX_PROGRAM_NODES = 600
+_EXPR_TOKEN = re.compile(r"\s*(?:(?P<num>\d{1,20})|(?P<var>[a-z])|(?P<op><<|>>|[-+&|^~()]))")
+_PRECEDENCE = (("|",), ("^",), ("&",), ("<<", ">>"), ("+", "-"))  # C's, loosest first
+
+
+def parse_program(text: str, names: list[str]) -> Expr | None:
+    """A program in our little language (C precedence, ``<<``/``>>`` by a constant), or ``None``."""
+    if len(text) > MAX_PROGRAM_CHARS:
+        return None
+    tokens: list[tuple[str, str]] = []
+    pos, text = 0, text.rstrip()
+    while pos < len(text):
+        match = _EXPR_TOKEN.match(text, pos)
+        if match is None:
+            return None
+        kind = match.lastgroup or ""
+        tokens.append((kind, match[kind]))
+        pos = match.end()
+    state = {"i": 0, "nodes": 0}
+
+    def peek() -> str | None:
+        return tokens[state["i"]][1] if state["i"] < len(tokens) else None
+
+    def take() -> tuple[str, str]:
+        state["i"] += 1
+        state["nodes"] += 1
+        if state["nodes"] > MAX_PROGRAM_NODES:
+            raise ValueError("too large")
+        return tokens[state["i"] - 1]
+
+    def binary(level: int) -> Expr:
+        if level == len(_PRECEDENCE):
+            return unary()
+        left = binary(level + 1)
+        while peek() in _PRECEDENCE[level]:
+            op = take()[1]
+            if op in ("<<", ">>"):
+                kind, amount = take() if peek() is not None else ("", "")
+                if kind != "num" or int(amount) > 64:
+                    raise ValueError("shift by a constant")
+                left = ["shl" if op == "<<" else "shr", left, int(amount)]
+            else:
+                left = [op, left, binary(level + 1)]
+        return left
+
+    def unary() -> Expr:
+        kind, value = take() if peek() is not None else ("", "")
+        if value == "~":
+            return ["not", unary()]
+        if value == "(":
+            inner = binary(0)
+            if peek() != ")":
+                raise ValueError("unclosed parenthesis")
+            take()
+            return inner
+        if kind == "num":
+            return ["const", int(value)]
+        if kind == "var" and value in names:
+            return ["var", value]
+        raise ValueError(f"unexpected {value!r}")
+
+    try:
+        expr = binary(0)
+    except (ValueError, RecursionError):
+        return None
+    return expr if state["i"] == len(tokens) else None
+
+
+def _match(pattern: Expr, e: Expr, bound: dict[str, Expr]) -> bool:
+    if pattern[0] == "?":
+        if pattern[1] in bound:
+            return bound[pattern[1]] == e
+        bound[pattern[1]] = e
+        return True
+    if not isinstance(e, list) or pattern[0] != e[0] or len(pattern) != len(e):
+        return False
+    return all(
+        _match(p, c, bound) if isinstance(p, list) else p == c
+        for p, c in zip(pattern[1:], e[1:], strict=True)
+    )
+
+
+def _instantiate(pattern: Expr, bound: dict[str, Expr]) -> Expr:
+    if pattern[0] == "?":
+        return bound[pattern[1]]
+    return [pattern[0], *(_instantiate(p, bound) if isinstance(p, list) else p for p in pattern[1:])]
+
+
+def _identity_at_root(before: Expr, after: Expr) -> bool:
+    for lhs, rhs in IDENTITIES:
+        for x, y in ((before, after), (after, before)):
+            bound: dict[str, Expr] = {}
+            if _match(lhs, x, bound) and _instantiate(rhs, bound) == y:
+                return True
+    return False
+
+
+def one_step(before: Expr, after: Expr) -> bool:
+    """Is ``after`` ``before`` with one identity applied once, at one place, either way?"""
+    while before != after:
+        if _identity_at_root(before, after):
+            return True
+        if before[0] != after[0] or len(before) != len(after):
+            return False
+        differ = [k for k in range(1, len(before)) if before[k] != after[k]]
+        if len(differ) != 1 or not isinstance(before[differ[0]], list):
+            return False
+        before, after = before[differ[0]], after[differ[0]]
+    return True  # an unchanged line is harmless
+
+
+def check_chain(chain: list[Expr], f: Expr, g: Expr) -> str | None:
+    """Why the chain does not prove f = g (naming the first bad step), or ``None``."""
+    if {repr(chain[0]), repr(chain[-1])} != {repr(f), repr(g)} or (f != g and len(chain) < 2):
+        return "the chain must start at f's program and end at g's (or the other way round)"
+    for k in range(1, len(chain)):
+        if not one_step(chain[k - 1], chain[k]):
+            return f"step {k}: program {k + 1} is not program {k} with one identity applied once"
+    return None
+
+
+def _swap_path(e: Expr, path: tuple[int, ...]) -> Expr:
+    node = _get(e, path)
+    return _replace(e, path, [node[0], node[2], node[1]])
+
+
+def _align(target: Expr, e: Expr, path: tuple[int, ...] = ()) -> list[tuple[int, ...]] | None:
+    """Swaps of commutative operands (paths, to apply in order) turning ``e`` into ``target``."""
+    if target == e:
+        return []
+    if not isinstance(e, list) or not isinstance(target, list) or target[0] != e[0] or len(target) != len(e):
+        return None
+    orders = [(e, [])]
+    if e[0] in COMMUTATIVE:
+        orders.append(([e[0], e[2], e[1]], [path]))
+    for candidate, swaps in orders:
+        out = list(swaps)
+        for k in range(1, len(e)):
+            if isinstance(candidate[k], list):
+                inner = _align(target[k], candidate[k], path + (k,))
+                if inner is None:
+                    break
+                out += inner
+            elif candidate[k] != target[k]:
+                break
+        else:
+            return out
+    return None
+
+
+def _contract(e: Expr, outside_in: bool) -> list[Expr] | None:
+    """The programs of one contraction (an identity's larger side made smaller) at the first place
+    it applies, outermost or innermost first, after the operand swaps it needs; None if nowhere."""
+    paths = _paths(e)  # parents before children
+    for path in paths if outside_in else reversed(paths):
+        node = _get(e, path)
+        for lhs, rhs in EXPANSIONS:
+            swaps = _match_modulo_swaps(rhs, node, {}, ())
+            if swaps is None:
+                continue
+            steps, current = [], e
+            for swap in swaps[0]:
+                current = _swap_path(current, path + swap)
+                steps.append(current)
+            bound: dict[str, Expr] = {}
+            assert _match(rhs, _get(current, path), bound)
+            steps.append(_replace(current, path, _instantiate(lhs, bound)))
+            return steps
+    return None
+
+
+def _match_modulo_swaps(
+    pattern: Expr, e: Expr, bound: dict[str, Expr], path: tuple[int, ...]
+) -> tuple[list[tuple[int, ...]], dict[str, Expr]] | None:
+    """Swaps (relative paths) after which ``pattern`` matches ``e`` exactly, and the bindings."""
+    if pattern[0] == "?":
+        if pattern[1] not in bound:
+            return [], {**bound, pattern[1]: e}
+        swaps = _align(bound[pattern[1]], e, path)
+        return None if swaps is None else (swaps, bound)
+    if not isinstance(e, list) or pattern[0] != e[0] or len(pattern) != len(e):
+        return None
+    orders = [(e, [])]
+    if e[0] in COMMUTATIVE:
+        orders.append(([e[0], e[2], e[1]], [path]))
+    for candidate, swaps in orders:
+        out, now = list(swaps), dict(bound)
+        for k in range(1, len(e)):
+            if isinstance(pattern[k], list):
+                found = _match_modulo_swaps(pattern[k], candidate[k], now, path + (k,))
+                if found is None:
+                    break
+                out += found[0]
+                now = found[1]
+            elif pattern[k] != candidate[k]:
+                break
+        else:
+            return out, now
+    return None
+
+
+def normal_form(e: Expr, outside_in: bool = True, limit: int = 200) -> list[Expr] | None:
+    """``e`` followed by every program on the way to its normal form (no identity's larger side
+    left anywhere, up to operand order), or ``None`` if more than ``limit`` steps are needed."""
+    chain = [e]
+    while len(chain) <= limit:
+        steps = _contract(chain[-1], outside_in)
+        if steps is None:
+            return chain
+        chain += steps
+    return None
+
+
+def equivalence_chain(f: Expr, g: Expr, limit: int = 200) -> list[Expr] | None:
+    """A chain of one-identity steps from ``f`` to ``g``: both contracted to a normal form, which
+    must agree up to operand order, or ``None``. Contractions may overlap (the "~" of
+    ``~(~a | ~b)`` can also be the "~b" of ``(a + ~b) + 1``), so outermost-first is tried, then
+    innermost-first; outermost-first proved every equivalent pair of 560 generated ones."""
+    for outside_in in (True, False):
+        down, up = normal_form(f, outside_in, limit), normal_form(g, outside_in, limit)
+        swaps = None if down is None or up is None else _align(up[-1], down[-1])
+        if swaps is not None:
+            middle = [down[-1]]  # type: ignore[index]
+            for path in swaps:
+                middle.append(_swap_path(middle[-1], path))
+            return down[:-1] + middle + up[::-1][1:]  # type: ignore[index]  # middle ends at up[-1]
+    return None
+
+
+def parse_answer(text: str, names: list[str], width: int) -> list[Expr] | dict[str, int] | str:
+    """A chain of programs after "equivalent", an input assignment, or why neither was readable."""
+    verdict = _EQUIVALENT.match(text)
+    if verdict is not None:
+        lines = [line for line in text[verdict.end() :].splitlines() if line.strip()]
+        if not lines:
+            return "'equivalent' needs a chain of programs, one per line, from f to g"
+        if len(lines) > MAX_CHAIN:
+            return f"more than {MAX_CHAIN} programs in the chain"
+        chain = []
+        for k, line in enumerate(lines, start=1):
+            program = parse_program(_LABEL.sub("", line, count=1), names)
+            if program is None:
+                return f"program {k} of the chain is not readable: {line.strip()[:40]!r}"
+            chain.append(program)
+        return chain
     cleaned = text.strip().strip(".").strip()
-    if cleaned.lower() in ("equivalent", "equal", "yes, equivalent"):
-        return "equivalent"
     found = _ASSIGN.findall(cleaned)
     leftover = _ASSIGN.sub("", cleaned)
     if not found or re.sub(r"[\s,;()]|and", "", leftover):
-        return None
+        return f"expected 'equivalent' and a chain of programs, or {', '.join(n + '=<int>' for n in names)}"
     env: dict[str, int] = {}
     for name, value in found:
-        if name in env or name not in names:
-            return None
+        if name in env or name not in names or len(value) > 24:
+            return f"expected one value of at most {width} bits for each of {', '.join(names)}"
         number = int(value, 16) if value.lower().startswith("0x") else int(value)
         if number >= 1 << width:
-            return None
+            return f"{name}={value} does not fit in {width} bits"
         env[name] = number
-    return env if set(env) == set(names) else None
+    if set(env) != set(names):
+        return f"give a value for each of {', '.join(names)}"
+    return env
+
+
+def _certificate(chain: list[Expr]) -> str:
+    return "equivalent\n" + "\n".join(render(e) for e in chain)
 
 
 def _fmt(env: dict[str, int]) -> str:
@@ -339,9 +649,10 @@ def _fmt(env: dict[str, int]) -> str:
     domain="code",
     knobs=ProgramEquivalenceKnobs,
     levels=LEVELS,
-    description="Decide whether two bitvector programs are equivalent (z3) or give a counterexample (run both).",
-    verifier_kind="z3 truth + counterexample evaluation",
-    version=2,
+    description="Decide whether two bitvector programs are equivalent (prove it by a chain of "
+    "identities) or give a counterexample (run both); z3 decides the truth.",
+    verifier_kind="checked chain of identities / counterexample evaluation",
+    version=3,  # v3: "equivalent" needs a chain of identities (a bare "equivalent" scored 47%)
 )
 class ProgramEquivalence(Family):
     def generate(self, knobs: ProgramEquivalenceKnobs, rng: np.random.Generator) -> TaskDraft:
@@ -353,11 +664,14 @@ class ProgramEquivalence(Family):
                 continue  # every input must matter syntactically
             g = f
             if not want_equivalent:
-                # a plain mutation, or a difference that needs rare_bits input bits all set
+                # a plain mutation, or a difference that needs rare_bits input bits set just so
                 bits = knobs.rare_bits
                 g = mutate(g, rng) if bits == 0 else plant(g, rng, rare_term(rng, names, knobs.width, bits))
+            chain = [g]  # for an equivalent pair: the proof, one identity per step
             for _ in range(knobs.rewrites):
                 g = rewrite(g, rng)
+                if g != chain[-1]:
+                    chain.append(g)
             if g == f:
                 continue
             counter = first_difference(f, g, names, knobs.width, rng)
@@ -366,18 +680,26 @@ class ProgramEquivalence(Family):
                 same, counter = equivalent(f, g, names, knobs.width)
             if same is None or same != want_equivalent:
                 continue
+            if same and equivalence_chain(f, g) is None:
+                continue  # the exact solver could not prove it: keep only pairs it can
             break
         else:
             raise RuntimeError(f"could not draw a pair for {knobs}")
         if rng.random() < 0.5:
-            f, g = g, f
+            f, g, chain = g, f, chain[::-1]
         top = (1 << knobs.width) - 1
         example = ", ".join(f"{n}={i + 3}" for i, n in enumerate(names))
         return TaskDraft(
             prompt=PROMPT.format(
-                width=knobs.width, args=", ".join(names), f=render(f), g=render(g), example=example, top=top
+                width=knobs.width,
+                args=", ".join(names),
+                f=render(f),
+                g=render(g),
+                example=example,
+                top=top,
+                identities=IDENTITY_TEXT,
             ),
-            answer="equivalent" if same else _fmt(counter or {}),
+            answer=_certificate(chain) if same else _fmt(counter or {}),
             metadata={
                 "f": f,
                 "g": g,
@@ -391,18 +713,20 @@ class ProgramEquivalence(Family):
 
     def verify(self, task: Task, response: str) -> Verdict:
         meta = task.metadata
-        extraction = extract_answer(response, allow_bare=True, max_chars=500)
+        extraction = extract_answer(response, allow_bare=True)
         if not extraction.ok or extraction.text is None:
             return Verdict.bad_format(extraction.error or "no answer")
         parsed = parse_answer(extraction.text, meta["names"], meta["width"])
-        if parsed is None:
-            return Verdict.bad_format(
-                f"expected 'equivalent' or {', '.join(n + '=<int>' for n in meta['names'])}"
-            )
-        if parsed == "equivalent":
-            if meta["equivalent"]:
-                return Verdict.right(parsed="equivalent")
-            return Verdict.wrong("the programs are not equivalent", parsed="equivalent")
+        if isinstance(parsed, str):
+            return Verdict.bad_format(parsed)
+        if isinstance(parsed, list):
+            summary = {"answer": "equivalent", "chain": len(parsed)}
+            failure = check_chain(parsed, meta["f"], meta["g"])
+            if failure is not None:
+                return Verdict.wrong(failure, parsed=summary)
+            if not meta["equivalent"]:  # a sound checker never gets here
+                return Verdict.failure(error="an equivalence chain was accepted for programs that differ")
+            return Verdict.right(parsed=summary)
         mask = (1 << meta["width"]) - 1
         a, b = evaluate(meta["f"], parsed, mask), evaluate(meta["g"], parsed, mask)
         if a != b:
@@ -410,25 +734,26 @@ class ProgramEquivalence(Family):
         return Verdict.wrong(f"f and g both give {a} on {_fmt(parsed)}", parsed=_fmt(parsed))
 
     def solve_exact(self, task: Task) -> SolverRun:
-        """z3 on the miter f != g (a fresh context, a deterministic resource budget): a proof of
-        equivalence or any counterexample; when z3 is undecided, 4096 seeded random inputs."""
+        """z3 on the miter f != g (a fresh context, a deterministic resource budget) for any
+        counterexample, else a chain of identities found by contracting both programs to a
+        normal form; when z3 is undecided, 4096 seeded random inputs, then the chain."""
         meta = task.metadata
+        effort = float(meta["nodes"] * meta["width"])  # size of the bit-blasted miter (nodes x width)
         same, counter = equivalent(meta["f"], meta["g"], meta["names"], meta["width"], minimal=False)
         if same is None:
             rng = np.random.default_rng(0)
             counter = first_difference(meta["f"], meta["g"], meta["names"], meta["width"], rng, samples=4096)
-            same = None if counter is None else False
-        if same is None:
-            return SolverRun(None, float(meta["nodes"] * meta["width"]))
-        answer = "equivalent" if same else _fmt(counter or {})
-        # effort: size of the bit-blasted miter (nodes x width)
-        return SolverRun(f"<answer>{answer}</answer>", float(meta["nodes"] * meta["width"]))
+        if counter is not None:
+            return SolverRun(f"<answer>{_fmt(counter)}</answer>", effort)
+        chain = equivalence_chain(meta["f"], meta["g"])
+        return SolverRun(None if chain is None else f"<answer>{_certificate(chain)}</answer>", effort)
 
     def effort(self, task: Task) -> float:
         return float(task.metadata["nodes"] * task.metadata["width"])
 
     def solve_weak(self, task: Task) -> SolverRun:
-        # random testing: report the first differing input, else guess "equivalent"
+        # random testing: report the first differing input; else try to prove equivalence by
+        # contracting at most WEAK_CONTRACTIONS rewrites (no search), else guess "x=0, ..."
         meta = task.metadata
         mask = (1 << meta["width"]) - 1
         rng = np.random.default_rng(meta["nodes"])
@@ -436,23 +761,33 @@ class ProgramEquivalence(Family):
             env = {n: int(rng.integers(0, mask + 1)) for n in meta["names"]}
             if evaluate(meta["f"], env, mask) != evaluate(meta["g"], env, mask):
                 return SolverRun(f"<answer>{_fmt(env)}</answer>", float(tries))
-        return SolverRun("<answer>equivalent</answer>", float(WEAK_SAMPLES))
+        chain = equivalence_chain(meta["f"], meta["g"], limit=WEAK_CONTRACTIONS)
+        if chain is not None:
+            return SolverRun(f"<answer>{_certificate(chain)}</answer>", float(WEAK_SAMPLES + len(chain)))
+        return SolverRun(f"<answer>{_fmt(dict.fromkeys(meta['names'], 0))}</answer>", float(WEAK_SAMPLES))
 
     def mutated_responses(self, task: Task, rng: np.random.Generator) -> list[str]:
         meta = task.metadata
         mask = (1 << meta["width"]) - 1
-        out: list[str] = []
-        if not meta["equivalent"]:
-            out.append("<answer>equivalent</answer>")
+        out: list[str] = ["<answer>equivalent</answer>"]
         # inputs on which the two programs agree (wrong counterexamples)
         for _ in range(2000):
             env = {n: int(rng.integers(0, mask + 1)) for n in meta["names"]}
             if evaluate(meta["f"], env, mask) == evaluate(meta["g"], env, mask):
                 out.append(f"<answer>{_fmt(env)}</answer>")
-            if len(set(out)) >= 3:
+            if len(set(out)) >= 4:
                 break
-        out.append(
-            f"<answer>{task.answer}</answer> <answer>{'equivalent' if not meta['equivalent'] else 'x=0'}</answer>"
-        )
         out.append(f"<answer>{meta['names'][0]}={mask + 1}</answer>")
+        if meta["equivalent"]:
+            chain = parse_answer(str(task.answer), meta["names"], meta["width"])
+            assert isinstance(chain, list)
+            out.append(f"<answer>{_certificate(chain[:-1])}</answer>")  # stops short of g
+            if len(chain) > 2 and not one_step(chain[0], chain[2]):  # two rewrites in one step
+                out.append(f"<answer>{_certificate(chain[:1] + chain[2:])}</answer>")
+            wrong = mutate(chain[0], rng)  # a step that changes the meaning
+            out.append(f"<answer>{_certificate([chain[0], wrong, *chain[1:]])}</answer>")
+            out.append(f"<answer>{task.answer}</answer> <answer>x=0</answer>")
+        else:
+            out.append(f"<answer>{_certificate([meta['f'], rewrite(meta['f'], rng), meta['g']])}</answer>")
+            out.append(f"<answer>{task.answer}</answer> <answer>equivalent</answer>")
         return list(dict.fromkeys(out))

@@ -24,7 +24,7 @@ import numpy as np
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.registry import Family, SolverRun, TaskDraft, family
-from palaestra.verifiers.extract import extract_answer
+from palaestra.verifiers.extract import extract_answer, normalize_space
 
 MONTHS = (
     "January", "February", "March", "April", "May", "June", "July", "August", "September",
@@ -195,24 +195,59 @@ when it is made, and both hear everything that is said:
 When is {c}'s birthday? Exactly one date fits. Give the month and the day, for example \
 <answer>{example}</answer>"""
 
-_MONTH_WORD = re.compile(r"\b(" + "|".join(m[:3] for m in MONTHS) + r")[a-z]*\b", re.IGNORECASE)
-_DAY = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)?\b", re.IGNORECASE)
+_UNITS = ("one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+          "sixteen seventeen eighteen nineteen").split()  # fmt: skip
+_ORDINALS = ("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
+             "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth").split()  # fmt: skip
+DAY_WORDS: dict[str, int] = {}
+for _k, (_unit, _ordinal) in enumerate(zip(_UNITS, _ORDINALS, strict=True), start=1):
+    DAY_WORDS[_unit] = DAY_WORDS[_ordinal] = _k
+for _tens, _name, _nth in ((20, "twenty", "twentieth"), (30, "thirty", "thirtieth")):
+    DAY_WORDS[_name] = DAY_WORDS[_nth] = _tens
+    for _k in range(1, 10 if _tens == 20 else 2):
+        for _sep in ("-", " "):
+            DAY_WORDS[f"{_name}{_sep}{_UNITS[_k - 1]}"] = DAY_WORDS[f"{_name}{_sep}{_ORDINALS[_k - 1]}"] = (
+                _tens + _k
+            )
+
+MAX_DATE_CHARS = 100  # longer is not one date (and keeps the regex linear in practice)
+_MONTH = r"(?P<month>[a-z]+)\.?"
+_DAY = r"(?:the\s+)?(?P<day>\d{1,2}(?:st|nd|rd|th)?|[a-z]+(?:[- ][a-z]+)?)"
+_DATE = re.compile(
+    r"(?:(?:[a-z]+'s\s+)?birthday\s+is\s+|it\s+is\s+|it's\s+)?(?:on\s+)?"
+    rf"(?:{_MONTH}(?:\s*,\s*|\s+){_DAY}"
+    rf"|{_DAY.replace('day>', 'day2>')}(?:\s*,\s*|\s+)(?:of\s+)?{_MONTH.replace('month>', 'month2>')})"
+    r"\s*[.!]?"
+)
+
+
+def _month_index(word: str) -> int | None:
+    for i, name in enumerate(MONTHS):
+        if word in (name.lower(), name[:3].lower()) or (word == "sept" and i == 8):
+            return i
+    return None
+
+
+def _day_value(word: str) -> int | None:
+    digits = word.rstrip("stndrh") if word[:1].isdigit() else None
+    value = int(digits) if digits and digits.isdigit() else DAY_WORDS.get(word)
+    return value if value is not None and 1 <= value <= 31 else None
 
 
 def parse_date(text: str) -> tuple[Date | None, str]:
-    """One month name (full or three-letter) and one day number; anything ambiguous is refused."""
-    months = set()
-    for match in _MONTH_WORD.finditer(text):
-        word = match.group(0).lower()
-        index = [m[:3].lower() for m in MONTHS].index(match.group(1).lower())
-        if word in (MONTHS[index].lower(), MONTHS[index][:3].lower(), MONTHS[index][:3].lower() + "."):
-            months.add(index)
-    days = {int(d) for d in _DAY.findall(text)}
-    if len(months) != 1:
-        return None, "name exactly one month"
-    if len(days) != 1:
-        return None, "give exactly one day number"
-    return (months.pop(), days.pop()), ""
+    """One date, "July 14" / "14th of July" / "July fourteenth" / "Cheryl's birthday is Jul 14.",
+    read whole: any text the grammar does not consume (a second date, a hedge) is refused."""
+    text = normalize_space(text).lower()
+    match = _DATE.fullmatch(text) if len(text) <= MAX_DATE_CHARS else None
+    if match is None:
+        return None, "give one date: a month name and a day, e.g. July 14"
+    month = _month_index(match["month"] or match["month2"])
+    day = _day_value(match["day"] or match["day2"])
+    if month is None:
+        return None, f"{(match['month'] or match['month2'])!r} is not a month"
+    if day is None:
+        return None, f"{(match['day'] or match['day2'])!r} is not a day of the month"
+    return (month, day), ""
 
 
 def _text(date: Date) -> str:

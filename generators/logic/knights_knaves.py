@@ -23,6 +23,7 @@ import numpy as np
 
 from palaestra.core import Knobs, Task, Verdict, knob
 from palaestra.generators.logic import _formulas as fm
+from palaestra.generators.logic._answers import scan_words
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
 
@@ -312,7 +313,10 @@ def weak_solve(statements: list[Any], n: int) -> tuple[list[bool], int]:
 
 ROLES = {"knight": "knight", "knights": "knight", "knave": "knave", "knaves": "knave"}
 FILLER = frozenset({"is", "are", "a", "an", "and", "both", "also", "the", "while", "but", "whereas"})
-_WORD = re.compile(r"[a-z]+(?:'[a-z]+)*")
+# punctuation that only separates; a dash counts only when no word follows it at once ("- Bob -
+# knight", not "-knight"). Any other sign (¬, ≠, !, ~, /, ?) refuses the answer: it may negate.
+_SEPARATORS = re.compile(r"(?:\s+|->|=>|→|[,;:.=*_`\"'()\[\]{}|&]|-(?![a-z]))+")
+MAX_ANSWER_CHARS = 4000  # twelve names and roles, however verbose, fit many times over
 
 
 def format_assignment(names: list[str], roles: list[str]) -> str:
@@ -323,9 +327,12 @@ def parse_assignment(text: str, names: list[str]) -> tuple[dict[str, str] | None
     """Read ``{name: role}`` from an answer, or ``(None, why)``.
 
     Each role word applies to the names since the previous role word ("Alice and Bob are
-    knights, Carol is a knave", "Alice: knight", JSON). Any other word (``not``, an unknown name)
-    makes the answer unclear, which is a format error rather than a guess.
+    knights, Carol is a knave", "Alice: knight", JSON); enumerators "1." "2." may count the
+    lines. Any other word (``not``, an unknown name) or sign (``¬``, ``≠``, ``!``) makes the
+    answer unclear, which is a format error rather than a guess.
     """
+    if len(text) > MAX_ANSWER_CHARS:
+        return None, f"the answer is longer than {MAX_ANSWER_CHARS} characters"
     if text.lstrip().startswith("{"):
         try:
             data = json.loads(text)
@@ -334,11 +341,19 @@ def parse_assignment(text: str, names: list[str]) -> tuple[dict[str, str] | None
         if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
             return None, "a JSON answer must map each name to 'knight' or 'knave'"
         text = " ".join(f"{k} {v}" for k, v in data.items())
+    words, why = scan_words(text, _SEPARATORS)
+    if words is None:
+        return None, f"{why}: give only names and knight/knave"
     lookup = {name.lower(): name for name in names}
     assignment: dict[str, str] = {}
     pending: list[str] = []
-    for word in _WORD.findall(text.lower()):
-        if word in lookup:
+    enumerator = 0
+    for word in words:
+        if word.isdigit():
+            if int(word) != enumerator + 1:
+                return None, f"unexpected number {word}"
+            enumerator += 1
+        elif word in lookup:
             name = lookup[word]
             if name in assignment or name in pending:
                 return None, f"{name} is named more than once"

@@ -19,13 +19,16 @@ import numpy as np
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.generators.logic import _positions as ps
+from palaestra.generators.logic._answers import scan_words
 from palaestra.generators.logic.knights_knaves import NAMES
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
 
 KINDS = ("at", "not_at", "end", "middle", "left", "next", "adjacent", "apart", "gap")
-_TOKEN = re.compile(r"[a-z]+|\d+")
 _FILLER = frozenset({"and", "then"})
+# what may separate the names: punctuation, arrows and "<" (left of); ">" or "≠" refuse the answer
+_SEPARATORS = re.compile(r"(?:\s+|->|=>|→|[<,;:.()\[\]\-–—*_`\"'|])+")
+MAX_ANSWER_CHARS = 4000  # twelve names in order fit many times over
 
 
 @dataclass(frozen=True)
@@ -147,13 +150,21 @@ names): <answer>Zed, Quinn, Uma</answer>"""
 
 
 def parse_order(text: str, names: list[str]) -> tuple[list[str] | None, str]:
-    """Names in order; enumerators ("1. Alice 2. Bob") are allowed when they count up."""
+    """Names in order; enumerators ("1. Alice 2. Bob") are allowed when each one counts up and
+    comes right before its name. Any word or sign not understood refuses the answer."""
+    if len(text) > MAX_ANSWER_CHARS:
+        return None, f"the answer is longer than {MAX_ANSWER_CHARS} characters"
+    tokens, why = scan_words(text, _SEPARATORS)
+    if tokens is None:
+        return None, f"{why}: list only the names"
     lookup = {name.lower(): name for name in names}
     order: list[str] = []
-    for token in _TOKEN.findall(text.lower()):
+    numbered = 0
+    for token in tokens:
         if token.isdigit():
-            if int(token) != len(order) + 1:
+            if int(token) != len(order) + 1 or numbered > len(order):
                 return None, f"unexpected number {token}"
+            numbered = len(order) + 1
             continue
         if token in _FILLER:
             continue
@@ -161,6 +172,8 @@ def parse_order(text: str, names: list[str]) -> tuple[list[str] | None, str]:
             return None, f"unexpected word {token!r}: list only the names"
         if lookup[token] in order:
             return None, f"{lookup[token]} appears more than once"
+        if numbered and numbered != len(order) + 1:
+            return None, f"{lookup[token]} has no number before it"
         order.append(lookup[token])
     missing = [n for n in names if n not in order]
     if missing:

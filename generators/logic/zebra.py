@@ -19,6 +19,7 @@ import numpy as np
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.generators.logic import _positions as ps
+from palaestra.generators.logic._answers import scan_words
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
 
@@ -68,7 +69,10 @@ ATTRIBUTES = {
     ),
 }
 KINDS = ("same", "diff", "at", "not_at", "next", "left", "adjacent")
-_TOKEN = re.compile(r"[a-z]+|\d+")
+# what may separate words: punctuation of lists, tables and JSON; any other sign (¬, ≠, !, /)
+# refuses the answer rather than being skipped
+_SEPARATORS = re.compile(r"(?:\s+|->|=>|→|[,;:.=()\[\]{}\-–—*_`\"'|])+")
+MAX_ANSWER_CHARS = 8000  # a 7 x 7 grid as a table or JSON fits several times over
 _FILLER = frozenset({"house", "the", "and", *ATTRIBUTES, "colour", "nation"})
 
 
@@ -204,7 +208,12 @@ def parse_grid(text: str, values: list[list[str]], h: int) -> tuple[list[int] | 
             lookup[word.lower()] = attr * h + v
     pos: list[int | None] = [None] * (len(values) * h)
     house = None
-    for token in _TOKEN.findall(text.lower()):
+    if len(text) > MAX_ANSWER_CHARS:
+        return None, f"the answer is longer than {MAX_ANSWER_CHARS} characters"
+    tokens, why = scan_words(text, _SEPARATORS)
+    if tokens is None:
+        return None, why
+    for token in tokens:
         if token.isdigit():
             if not 1 <= int(token) <= h:
                 return None, f"there is no house {token}"

@@ -8,12 +8,12 @@ configurations. The optimum is proven by breadth-first search over all ``pegs^di
 configurations reachable from the start (the state space is small at every level), so any
 optimal move sequence is accepted; the verifier replays it.
 
-Speed (CPU time of one core, measured under load): level 5 (7 disks, 3 pegs) ~330 tasks/s, level 10
-(8 disks, 4 pegs: 65,536 configurations) ~40/s. A drawn instance whose optimum is out of the
-level's range is rejected after a bidirectional search for the length alone; only a kept one pays
-for the full BFS and its plan. Both searches run over integer states, on 3,000 configurations or
-more a whole layer at a time with numpy, with the same results (length, plan, node count) as the
-one-state-at-a-time searches of ``_search`` (8x faster at level 10, same tasks).
+Speed (CPU time of one core, median, measured at load 16 on 2 cores): level 1 (a whole tower:
+closed form) 0.06 ms, level 5 (7 disks, 3 pegs) 0.9 ms, level 10 (8 disks, 4 pegs: 65,536
+configurations) 11 ms. A whole tower under the standard rule takes the closed form (2^n - 1;
+Frame-Stewart on 4 pegs); every other instance one bidirectional search over integer states
+that stops past the level's longest optimum and gives the plan from its parent links (on 3,000
+configurations or more a whole layer at a time with numpy, with the same plan and node count).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import numpy as np
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 
-from ._search import bfs, bfs_distance, extract_plan_text, grade_length, greedy, tokenize
+from ._search import bfs, extract_plan_text, grade_length, greedy, tokenize
 
 PEG_NAMES = "ABCDE"
 RULES = ("standard", "adjacent", "cyclic", "random")
@@ -126,15 +126,59 @@ def successors(
             yield (a, b), tuple(nxt)
 
 
-# Generation searches over integer states (state[d] is digit d of the number in base ``pegs``),
-# a whole BFS layer at a time with numpy: each state's top disks come from a table shared by
-# every task of the same size, and a layer's successors are listed state by state, move by move,
-# in the order ``successors`` yields them. Keeping each new state's first appearance in that order
-# is exactly what the one-state-at-a-time searches of ``_search`` do, so the length, the plan and
-# the node count are theirs (the same tasks, byte for byte), at a fraction of the cost.
+# Generation needs the optimum and one optimal plan, nothing else. A whole tower under the
+# standard rule has a closed form (3 pegs: the classic 2^n - 1 recursion; 4 pegs: Frame-Stewart,
+# proven optimal by Bousch 2014). Every other instance is solved by one bidirectional breadth-first
+# search over integer states (state[d] is digit d of the number in base ``pegs``) that stops where
+# the two sides meet, or as soon as the optimum must be longer than the level allows; the plan is
+# read from its parent links, so a kept instance costs no second search. Small spaces are searched
+# one state at a time in plain Python, large ones a whole layer at a time with numpy; the two give
+# the same plan and node count (tested), so the switch is a matter of speed only.
 
 
 LAYERED_FROM_STATES = 3000  # numpy layers from this many configurations; one state at a time below
+
+
+def tower_plan(disks: int, pegs: int, source: int, target: int) -> list[tuple[int, int]] | None:
+    """The optimal plan moving a whole tower from ``source`` to ``target`` when any peg may
+    move to any other: 2^n - 1 moves on 3 pegs, the Frame-Stewart plan on 4 pegs (optimal:
+    Bousch 2014). ``None`` on 5 pegs, where Frame-Stewart is not proven optimal."""
+    if pegs not in (3, 4):
+        return None
+    plan: list[tuple[int, int]] = []
+    spares = [p for p in range(pegs) if p not in (source, target)]
+    if pegs == 3:
+        _three_pegs(disks, source, target, spares[0], plan)
+    else:
+        _frame_stewart(disks, source, target, spares[0], spares[1], plan)
+    return plan
+
+
+def _three_pegs(n: int, source: int, target: int, via: int, plan: list[tuple[int, int]]) -> None:
+    if n:
+        _three_pegs(n - 1, source, via, target, plan)
+        plan.append((source, target))
+        _three_pegs(n - 1, via, target, source, plan)
+
+
+@functools.cache
+def frame_stewart_split(n: int) -> tuple[int, int]:
+    """(moves, k) of the 4-peg Frame-Stewart optimum for ``n`` disks: park the top ``k`` disks
+    using 4 pegs, move the other ``n - k`` with 3, bring the ``k`` back (smallest such ``k``)."""
+    if n <= 1:
+        return n, 0
+    return min((2 * frame_stewart_split(k)[0] + 2 ** (n - k) - 1, k) for k in range(1, n))
+
+
+def _frame_stewart(n: int, source: int, target: int, a: int, b: int, plan: list[tuple[int, int]]) -> None:
+    if n <= 1:
+        if n:
+            plan.append((source, target))
+        return
+    k = frame_stewart_split(n)[1]
+    _frame_stewart(k, source, a, b, target, plan)
+    _three_pegs(n - k, source, target, b, plan)
+    _frame_stewart(k, a, target, b, source, plan)
 
 
 @functools.lru_cache(maxsize=16)
@@ -152,104 +196,121 @@ def _top_disk_lists(disks: int, pegs: int) -> list[list[int]]:
     return _top_disks(disks, pegs).tolist()
 
 
-def _int_successors(disks: int, pegs: int, moves: list[list[int]]):  # -> Successors over ints
-    """``successors`` over integer states, one state at a time (for ``_search`` on small spaces,
-    where a numpy call per layer costs more than the layer)."""
-    top = _top_disk_lists(disks, pegs)
-    steps = [((a, b), a, b, [(b - a) * pegs**d for d in range(disks)]) for a, b in moves]
-
-    def expand(state: int) -> list[tuple[tuple[int, int], int]]:
-        tops = top[state]
-        return [(move, state + shift[tops[a]]) for move, a, b, shift in steps if tops[a] < tops[b]]
-
-    return expand
-
-
 def _encode(state: tuple[int, ...], pegs: int) -> int:
     return sum(peg * pegs**disk for disk, peg in enumerate(state))
 
 
-class _Layers:
-    """Successor layers of integer states under one set of allowed moves."""
-
-    def __init__(self, disks: int, pegs: int, moves: list[list[int]]) -> None:
-        self.size = pegs**disks
-        self.top = _top_disks(disks, pegs)
-        self.moves = [(a, b) for a, b in moves]
-        self.src = np.array([a for a, _ in moves], dtype=np.int64)
-        self.dst = np.array([b for _, b in moves], dtype=np.int64)
-        powers = np.array([pegs**d for d in range(disks)] + [0], dtype=np.int64)  # disk == disks: none
-        self.shift = (self.dst - self.src)[:, None] * powers[None, :]  # moving disk d from a to b
-
-    def successors(self, frontier: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """All (state, move) successors in discovery order, flattened, and which are legal."""
-        tops = self.top[frontier]
-        disk = tops[:, self.src]
-        legal = disk < tops[:, self.dst]
-        nxt = frontier[:, None] + self.shift[np.arange(len(self.moves))[None, :], disk]
-        return nxt.ravel(), legal.ravel()
+def _move_between(before: int, after: int, pegs: int) -> tuple[int, int]:
+    """The move ``(from, to)`` that turns integer state ``before`` into ``after``."""
+    while before % pegs == after % pegs:  # the one digit (disk) that differs
+        before, after = before // pegs, after // pegs
+    return before % pegs, after % pegs
 
 
-def _new_in_order(candidates: np.ndarray, fresh: np.ndarray) -> np.ndarray:
-    """Positions of the first appearance of each fresh candidate, in discovery order."""
-    positions = np.flatnonzero(fresh)
-    _, first = np.unique(candidates[positions], return_index=True)
-    return positions[np.sort(first)]
+def _plan_through(
+    parents: tuple[list[int], list[int]] | tuple[np.ndarray, np.ndarray], meet: int, pegs: int
+) -> list[tuple[int, int]]:
+    """The moves from the start to the goal through ``meet`` (a state both searches reached);
+    a root is its own parent."""
+    path = [meet]
+    for side in (0, 1):
+        while (parent := int(parents[side][path[-1]])) != path[-1]:
+            path.append(parent)
+        if side == 0:
+            path.reverse()
+    return [_move_between(a, b, pegs) for a, b in itertools.pairwise(path)]
 
 
-def distance(layers: _Layers, back: _Layers, start: int, goal: int, max_distance: int) -> int | None:
-    """``_search.bfs_distance`` over integer states, a layer at a time (the same answer: the
-    first meeting in the same discovery order)."""
-    if start == goal:
-        return 0
-    dist = [np.full(layers.size, -1, dtype=np.int64), np.full(layers.size, -1, dtype=np.int64)]
-    dist[0][start], dist[1][goal] = 0, 0
-    frontiers = [np.array([start], dtype=np.int64), np.array([goal], dtype=np.int64)]
-    depth = [0, 0]
-    sides = (layers, back)
-    while frontiers[0].size and frontiers[1].size:
-        if depth[0] + depth[1] >= max_distance:
-            return None
-        grow = 0 if frontiers[0].size <= frontiers[1].size else 1
-        candidates, legal = sides[grow].successors(frontiers[grow])
-        fresh = legal & (dist[grow][candidates] < 0)
-        meets = np.flatnonzero(fresh & (dist[1 - grow][candidates] >= 0))
-        if meets.size:
-            return depth[grow] + 1 + int(dist[1 - grow][candidates[meets[0]]])
-        new = candidates[_new_in_order(candidates, fresh)]
-        depth[grow] += 1
-        dist[grow][new] = depth[grow]
-        frontiers[grow] = new
-    return None
+def shortest_plan(
+    disks: int, pegs: int, moves: list[list[int]], start: int, goal: int, max_length: int
+) -> tuple[list[tuple[int, int]] | None, int]:
+    """(an optimal plan, states expanded) from integer state ``start`` to ``goal``; the plan
+    is ``None`` when the optimum is longer than ``max_length`` (or the goal is unreachable).
+
+    Bidirectional breadth-first search: whole layers are expanded from the side with the
+    smaller frontier until a new state of one side is already known to the other. Every earlier
+    layer pair was disjoint, so that first meeting lies on an optimal path."""
+    search = _search_layers if pegs**disks >= LAYERED_FROM_STATES else _search_states
+    return search(disks, pegs, moves, start, goal, max_length)
 
 
-def plan_bfs(layers: _Layers, start: int, goal: int) -> tuple[list[tuple[int, int]] | None, int]:
-    """``_search.bfs`` from ``start`` to ``goal`` over integer states, a layer at a time: the same
-    plan (first discoverer of each state is its parent) and the same count of expanded states."""
+def _search_states(
+    disks: int, pegs: int, moves: list[list[int]], start: int, goal: int, max_length: int
+) -> tuple[list[tuple[int, int]] | None, int]:
+    """``shortest_plan`` one state at a time (plain Python: small spaces)."""
     if start == goal:
         return [], 0
-    parent = np.full(layers.size, -1, dtype=np.int64)
-    move_of = np.zeros(layers.size, dtype=np.int64)
-    seen = np.zeros(layers.size, dtype=bool)
-    seen[start] = True
-    frontier = np.array([start], dtype=np.int64)
-    expanded = 0
-    width = len(layers.moves)
-    while frontier.size:
-        candidates, legal = layers.successors(frontier)
-        order = _new_in_order(candidates, legal & ~seen[candidates])
+    top = _top_disk_lists(disks, pegs)
+    shifts = [[(b - a) * pegs**d for d in range(disks)] for a, b in moves]
+    sides = ([(a, b, s) for (a, b), s in zip(moves, shifts, strict=True)],
+             [(b, a, [-x for x in s]) for (a, b), s in zip(moves, shifts, strict=True)])  # fmt: skip
+    parents: tuple[list[int], list[int]] = ([-1] * pegs**disks, [-1] * pegs**disks)
+    parents[0][start], parents[1][goal] = start, goal
+    frontiers, depth, expanded = [[start], [goal]], [0, 0], 0
+    while frontiers[0] and frontiers[1]:
+        if depth[0] + depth[1] >= max_length:
+            return None, expanded
+        grow = 0 if len(frontiers[0]) <= len(frontiers[1]) else 1
+        mine, other, steps = parents[grow], parents[1 - grow], sides[grow]
+        layer = []
+        for state in frontiers[grow]:
+            expanded += 1
+            tops = top[state]
+            for a, b, shift in steps:
+                disk = tops[a]
+                if disk < tops[b]:
+                    nxt = state + shift[disk]
+                    if mine[nxt] < 0:
+                        mine[nxt] = state
+                        if other[nxt] >= 0:
+                            return _plan_through(parents, nxt, pegs), expanded
+                        layer.append(nxt)
+        frontiers[grow] = layer
+        depth[grow] += 1
+    return None, expanded
+
+
+def _search_layers(
+    disks: int, pegs: int, moves: list[list[int]], start: int, goal: int, max_length: int
+) -> tuple[list[tuple[int, int]] | None, int]:
+    """``shortest_plan`` a whole layer at a time with numpy (large spaces): a layer's
+    successors are listed state by state, move by move, and each new state keeps its first
+    appearance, exactly the order of ``_search_states``."""
+    if start == goal:
+        return [], 0
+    top = _top_disks(disks, pegs)
+    powers = np.array([pegs**d for d in range(disks)] + [0], dtype=np.int64)  # disk == disks: none
+    src = np.array([a for a, _ in moves], dtype=np.int64)
+    dst = np.array([b for _, b in moves], dtype=np.int64)
+    shift = (dst - src)[:, None] * powers[None, :]
+    sides = ((src, dst, shift), (dst, src, -shift))
+    rows = np.arange(len(moves))[None, :]
+    parents = (np.full(pegs**disks, -1, dtype=np.int64), np.full(pegs**disks, -1, dtype=np.int64))
+    parents[0][start], parents[1][goal] = start, goal
+    frontiers, depth, expanded = [np.array([start]), np.array([goal])], [0, 0], 0
+    while frontiers[0].size and frontiers[1].size:
+        if depth[0] + depth[1] >= max_length:
+            return None, expanded
+        grow = 0 if frontiers[0].size <= frontiers[1].size else 1
+        frontier, (a, b, moved) = frontiers[grow], sides[grow]
+        tops = top[frontier]
+        disk = tops[:, a]
+        candidates = (frontier[:, None] + moved[rows, disk]).ravel()
+        fresh = (disk < tops[:, b]).ravel() & (parents[grow][candidates] < 0)
+        positions = np.flatnonzero(fresh)
+        _, first = np.unique(candidates[positions], return_index=True)
+        order = positions[np.sort(first)]  # each new state's first appearance, in discovery order
         new = candidates[order]
-        parent[new], move_of[new], seen[new] = frontier[order // width], order % width, True
-        hit = np.flatnonzero(new == goal)
-        if hit.size:
-            expanded += int(order[hit[0]] // width) + 1  # popped up to the goal's parent
-            plan, state = [], goal
-            while state != start:
-                plan.append(layers.moves[int(move_of[state])])
-                state = int(parent[state])
-            return plan[::-1], expanded
+        meets = np.flatnonzero(parents[1 - grow][new] >= 0)
+        if meets.size:
+            meet = order[meets[0]]
+            parents[grow][candidates[meet]] = frontier[meet // len(moves)]
+            expanded += int(meet // len(moves)) + 1
+            return _plan_through(parents, int(candidates[meet]), pegs), expanded
+        parents[grow][new] = frontier[order // len(moves)]
         expanded += frontier.size
-        frontier = new
+        frontiers[grow] = new
+        depth[grow] += 1
     return None, expanded
 
 
@@ -274,17 +335,34 @@ def apply_plan(
 
 
 def canonical_hash(pegs: int, moves: list[list[int]], start: tuple[int, ...], goal: tuple[int, ...]) -> str:
-    """Hash of the instance up to renaming the pegs."""
-    best = None
-    for perm in itertools.permutations(range(pegs)):
-        form = (
-            sorted([perm[a], perm[b]] for a, b in moves),
-            [perm[p] for p in start],
-            [perm[p] for p in goal],
-        )
-        if best is None or form < best:
-            best = form
-    return content_hash({"pegs": pegs, "form": best})
+    """Hash of the instance up to renaming the pegs: of the smallest (moves, start, goal) form
+    under any renaming."""
+    if len(moves) == pegs * (pegs - 1):
+        form = _form_any_move_allowed(pegs, start, goal)
+    else:
+        form = min(_renamed_form(perm, moves, start, goal) for perm in itertools.permutations(range(pegs)))
+    return content_hash({"pegs": pegs, "form": form})
+
+
+def _renamed_form(
+    perm: tuple[int, ...], moves: list[list[int]], start: tuple[int, ...], goal: tuple[int, ...]
+):
+    return (
+        sorted([perm[a], perm[b]] for a, b in moves),
+        [perm[p] for p in start],
+        [perm[p] for p in goal],
+    )
+
+
+def _form_any_move_allowed(pegs: int, start: tuple[int, ...], goal: tuple[int, ...]):
+    """The smallest form when every move is allowed (every renaming keeps the moves): pegs
+    renamed in order of first appearance in start then goal, which minimises both lists."""
+    names: dict[int, int] = {}
+    for peg in (*start, *goal):
+        names.setdefault(peg, len(names))
+    identity = tuple(range(pegs))
+    all_moves = [[a, b] for a in identity for b in identity if a != b]
+    return (all_moves, [names[p] for p in start], [names[p] for p in goal])
 
 
 def _describe(state: tuple[int, ...], pegs: int) -> str:
@@ -329,9 +407,61 @@ def _format(plan: list[tuple[int, int]] | list[list[int]]) -> str:
     return ", ".join(f"{PEG_NAMES[a]}->{PEG_NAMES[b]}" for a, b in plan)
 
 
+def solution(task: Task) -> list[list[int]]:
+    """The reference plan, read back from the task's answer (``[[from, to], ...]``)."""
+    return [[PEG_NAMES.index(a), PEG_NAMES.index(b)] for a, b in _TOKEN.findall(task.answer)]
+
+
+def _draft(
+    n: int,
+    pegs: int,
+    rule: str,
+    moves: list[list[int]],
+    start: tuple[int, ...],
+    goal: tuple[int, ...],
+    plan: list[tuple[int, int]],
+    expanded: int,
+) -> TaskDraft:
+    return TaskDraft(
+        prompt=PROMPT.format(
+            disks=n,
+            pegs=pegs,
+            peg_list=", ".join(PEG_NAMES[:pegs]),
+            start=_describe(start, pegs),
+            goal=_describe(goal, pegs),
+            rule_text=_rule_text(rule, moves, pegs),
+        ),
+        answer=_format(plan),
+        metadata={
+            "disks": n,
+            "pegs": pegs,
+            "rule": rule,
+            "moves": moves,
+            "start": list(start),
+            "goal": list(goal),
+            "optimal_length": len(plan),
+            "search_nodes": expanded,
+            "canonical_hash": canonical_hash(pegs, moves, start, goal),
+        },
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _whole_tower(n: int, pegs: int) -> tuple[str, str, dict]:
+    """(prompt, answer, metadata) of the whole tower from the first peg to the last under the
+    standard rule (3 or 4 pegs: the closed form, which writes each move once)."""
+    plan = tower_plan(n, pegs, 0, pegs - 1)
+    assert plan is not None
+    moves = allowed_moves("standard", pegs)
+    draft = _draft(n, pegs, "standard", moves, (0,) * n, (pegs - 1,) * n, plan, len(plan))
+    return draft.prompt, draft.answer, draft.metadata
+
+
 @family(
     "tower_of_hanoi",
-    version=2,  # v2: level 3 has 6 disks (5 disks repeated 2.1% of 2,000 tasks)
+    # v2: level 3 has 6 disks (5 disks repeated 2.1% of 2,000 tasks); v3: closed forms for whole
+    # towers and one bidirectional search with its own plan (other optimal plans than v2's)
+    version=3,
     domain="puzzles",
     knobs=HanoiKnobs,
     levels=LEVELS,
@@ -349,47 +479,17 @@ class TowerOfHanoi(Family):
             else:
                 start = tuple(int(x) for x in rng.integers(0, pegs, n))
                 goal = tuple(int(x) for x in rng.integers(0, pegs, n))
-            # the optimum's length first (cheap), the plan only for an instance that is kept
-            backward = [[b, a] for a, b in moves]  # undoing a move is the reverse move
-            start_id, goal_id = _encode(start, pegs), _encode(goal, pegs)
-            if pegs**n >= LAYERED_FROM_STATES:
-                forward = _Layers(n, pegs, moves)
-                # a longer optimum is rejected: the search stops there
-                length = distance(forward, _Layers(n, pegs, backward), start_id, goal_id, knobs.max_length)
-            else:
-                step, back = _int_successors(n, pegs, moves), _int_successors(n, pegs, backward)
-                length = bfs_distance(start_id, goal_id, step, back, max_distance=knobs.max_length)
-            if length is None or not knobs.min_length <= length <= knobs.max_length:
+            if knobs.start == "tower" and rule == "standard" and pegs in (3, 4):
+                # the closed form: the whole task depends on (disks, pegs) alone
+                prompt, answer, metadata = _whole_tower(n, pegs)
+                if knobs.min_length <= metadata["optimal_length"] <= knobs.max_length:
+                    return TaskDraft(prompt=prompt, answer=answer, metadata=dict(metadata))
                 continue
-            if pegs**n >= LAYERED_FROM_STATES:
-                found, expanded = plan_bfs(forward, start_id, goal_id)
-            else:
-                result = bfs(start_id, lambda s, g=goal_id: s == g, step)
-                found, expanded = result.plan, result.expanded
-            plan = [list(m) for m in found]
-            return TaskDraft(
-                prompt=PROMPT.format(
-                    disks=n,
-                    pegs=pegs,
-                    peg_list=", ".join(PEG_NAMES[:pegs]),
-                    start=_describe(start, pegs),
-                    goal=_describe(goal, pegs),
-                    rule_text=_rule_text(rule, moves, pegs),
-                ),
-                answer=_format(plan),
-                metadata={
-                    "disks": n,
-                    "pegs": pegs,
-                    "rule": rule,
-                    "moves": moves,
-                    "start": list(start),
-                    "goal": list(goal),
-                    "optimal_length": len(plan),
-                    "solution": plan,
-                    "search_nodes": expanded,
-                    "canonical_hash": canonical_hash(pegs, moves, start, goal),
-                },
-            )
+            start_id, goal_id = _encode(start, pegs), _encode(goal, pegs)
+            found, expanded = shortest_plan(n, pegs, moves, start_id, goal_id, knobs.max_length)
+            if found is None or not knobs.min_length <= len(found) <= knobs.max_length:
+                continue
+            return _draft(n, pegs, rule, moves, start, goal, found, expanded)
         raise RuntimeError(f"could not draw a Tower of Hanoi instance for {knobs}")
 
     def verify(self, task: Task, response: str) -> Verdict:
@@ -436,7 +536,7 @@ class TowerOfHanoi(Family):
         return SolverRun(response=response, effort=float(result.expanded))
 
     def mutated_responses(self, task: Task, rng: np.random.Generator) -> list[str]:
-        plan = [list(m) for m in task.metadata["solution"]]
+        plan = solution(task)
         a, b = plan[-1]
         candidates = [
             plan[:-1],  # stops one move short

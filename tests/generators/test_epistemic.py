@@ -91,6 +91,40 @@ def test_answer_formats() -> None:
         assert not verdict.correct and not verdict.format_ok, text
 
 
+def _ordinal(day: int) -> str:
+    words = dict(enumerate(["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth",
+        "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth",
+        "seventeenth", "eighteenth", "nineteenth", "twentieth"], start=1))  # fmt: skip
+    if day <= 20:
+        return words[day]
+    return ("twenty-" if day < 30 else "thirty-") + words[day % 10] if day % 10 else "thirtieth"
+
+
+def test_days_written_as_words_are_read_exactly() -> None:
+    task = make_task(FAMILY, seed=4, level=3)
+    month, day = MONTHS[task.metadata["solution"][0]], task.metadata["solution"][1]
+    assert verify(task, f"<answer>{month} {_ordinal(day)}</answer>").correct
+    assert verify(task, f"<answer>the {_ordinal(day)} of {month}</answer>").correct
+    wrong = verify(task, f"<answer>{month} {_ordinal(day % 28 + 1)}</answer>")
+    assert wrong.format_ok and not wrong.correct
+
+
+def test_text_after_the_date_is_refused() -> None:
+    # issue 16: "July 14, or maybe the fifteenth" was read as July 14 (the words were not read)
+    task = make_task(FAMILY, seed=4, level=3)
+    month, day = MONTHS[task.metadata["solution"][0]], task.metadata["solution"][1]
+    other = _ordinal(day % 28 + 1)
+    for text in (
+        f"{month} {day}, or maybe the {other}",
+        f"{month} {day} (or {month} {other})",
+        f"{month} {day} not {month} {other}",
+        f"{month} {day}th and {other}",
+        f"{month} {day} ≠ {month} {day + 1}",
+    ):
+        verdict = verify(task, f"<answer>{text}</answer>")
+        assert not verdict.correct and not verdict.format_ok, text
+
+
 @pytest.mark.parametrize("response", ["", "\x00" * 500, "May 1 " * 200_000, "ж" * 5000])
 def test_bad_input(response: str) -> None:
     verdict = verify(make_task(FAMILY, seed=1, level=2), response)

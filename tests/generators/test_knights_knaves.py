@@ -124,6 +124,29 @@ def test_wrong_and_unclear_answers() -> None:
         assert not verdict.correct and not verdict.format_ok, (text, verdict)
 
 
+@pytest.mark.parametrize("sign", ["¬", "!", "~", "-", "≠ ", "≠", "/", "?", "not ", "non-", "isn't "])
+def test_negation_signs_are_refused_never_dropped(sign: str) -> None:
+    # issue 16: "Grace: ¬knight" was read as "Grace: knight" (the sign was skipped)
+    task = _sample()
+    flip = {"knight": "knave", "knave": "knight"}
+    negated = ", ".join(f"{n}: {sign}{flip[r]}" for n, r in roles(task).items())
+    verdict = verify(task, f"<answer>{negated}</answer>")
+    assert not verdict.correct and not verdict.format_ok, (sign, verdict)
+    one = ", ".join(f"{n}: {sign if i == 0 else ''}{r}" for i, (n, r) in enumerate(roles(task).items()))
+    assert not verify(task, f"<answer>{one}</answer>").format_ok, sign
+
+
+def test_enumerated_lines_count_up() -> None:
+    task = _sample()
+    lines = [f"{n}: {r}" for n, r in roles(task).items()]
+    assert verify(
+        task, "<answer>" + "\n".join(f"{i}. {x}" for i, x in enumerate(lines, 1)) + "</answer>"
+    ).correct
+    shuffled = "\n".join(f"{i}. {x}" for i, x in enumerate(lines, 2))
+    assert not verify(task, f"<answer>{shuffled}</answer>").format_ok
+    assert not verify(task, "<answer>" + ", ".join(lines) + " " + "9" * 5000 + "</answer>").format_ok
+
+
 @pytest.mark.parametrize("response", ["", " ", "\x00\xff" * 500, "é" * 10_000, "Alice " * 200_000])
 def test_bad_input_is_a_format_error(response: str) -> None:
     verdict = verify(_sample(), response)

@@ -134,6 +134,26 @@ def test_answer_formats_and_wrong_answers() -> None:
         assert not verdict.correct and not verdict.format_ok, text
 
 
+def _hostile(order: list[str]) -> list[str]:
+    return [
+        "9" * 5000,  # int() raises beyond 4,300 digits
+        "1. " + order[0] + " " + "9" * 5000,
+        ", ".join(order) + " ²",
+        " > ".join(order),  # ">" would reverse the meaning: refused, not skipped
+        ", ".join(order).replace(", ", ", ¬", 1),
+        ", ".join(order).replace(", ", " ≠ ", 1),
+        "\n".join(f"{name} {i}." for i, name in enumerate(order, 1)),  # numbers after the names
+    ]
+
+
+def test_hostile_and_unclear_answers_are_format_errors() -> None:
+    # issue 16: a 5,000-digit number raised ValueError inside verify; signs were skipped
+    task = make_task(FAMILY, seed=7, level=4)
+    for text in _hostile(task.answer.split(", ")):
+        verdict = verify(task, f"<answer>{text}</answer>")
+        assert verdict.error is None and not verdict.format_ok, (text[:40], verdict)
+
+
 @pytest.mark.parametrize("response", ["", "\x00" * 500, "Alice, " * 200_000, "ß" * 5000])
 def test_bad_input(response: str) -> None:
     verdict = verify(make_task(FAMILY, seed=1, level=3), response)

@@ -90,16 +90,131 @@ def _find(entailed: bool, level: int = 4) -> Task:
     raise AssertionError("no such task")
 
 
+def truth_table_certificate(task: Task) -> str:
+    """A case per assignment with a true reason, built with the independent evaluator."""
+    lines = []
+    for row in itertools.product((True, False), repeat=len(task.metadata["variables"])):
+        false = [k for k, p in enumerate(task.metadata["premises"], 1) if not holds(p, row)]
+        reason = f"premise {false[-1]} is false" if false else "the conclusion is true"
+        lines.append(f"case {model_text(task, row)}: {reason}")
+    return "yes\n" + "\n".join(lines)
+
+
+def random_case_split(task: Task, draw: st.DrawFn) -> list[tuple[dict[int, bool], str]]:
+    """A random valid case split: split on random variables until a random true reason exists."""
+    n = len(task.metadata["variables"])
+    cases: list[tuple[dict[int, bool], str]] = []
+
+    def reasons(fixed: dict[int, bool]) -> list[str]:
+        rows = [
+            r for r in itertools.product((True, False), repeat=n) if all(r[i] == v for i, v in fixed.items())
+        ]
+        out = [
+            f"premise {k} is false"
+            for k, p in enumerate(task.metadata["premises"], 1)
+            if not any(holds(p, r) for r in rows)
+        ]
+        return out + (
+            ["the conclusion is true"] if all(holds(task.metadata["conclusion"], r) for r in rows) else []
+        )
+
+    def split(fixed: dict[int, bool]) -> None:
+        good = reasons(fixed)
+        free = [i for i in range(n) if i not in fixed]
+        if good and (not free or draw(st.booleans())):
+            cases.append((fixed, draw(st.sampled_from(good))))
+            return
+        var = draw(st.sampled_from(free))
+        for value in (True, False):
+            split({**fixed, var: value})
+
+    split({})
+    return cases
+
+
+def render_cases(task: Task, cases: list[tuple[dict[int, bool], str]]) -> str:
+    names = task.metadata["variables"]
+    return "yes\n" + "\n".join(
+        "case "
+        + ", ".join(f"{names[i]}={'true' if v else 'false'}" for i, v in sorted(f.items()))
+        + f": {why}"
+        for f, why in cases
+    )
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=st.data(), seed=st.integers(0, 10_000), level=st.integers(1, 8))
+def test_any_valid_case_split_passes_and_a_broken_one_fails(
+    data: st.DataObject, seed: int, level: int
+) -> None:
+    task = make_task(FAMILY, seed=seed, level=level)
+    if not task.metadata["entailed"]:
+        verdict = verify(task, f"<answer>{truth_table_certificate(task)}</answer>")
+        assert verdict.format_ok and not verdict.correct  # no case split proves a non-entailment
+        return
+    cases = random_case_split(task, data.draw)
+    assert verify(task, f"<answer>{render_cases(task, cases)}</answer>").correct
+    k = data.draw(st.integers(0, len(cases) - 1))
+    fixed, why = cases[k]
+    dropped = cases[:k] + cases[k + 1 :]
+    var = data.draw(st.sampled_from(sorted(fixed)))
+    flipped = cases[:k] + [({**fixed, var: not fixed[var]}, why)] + cases[k + 1 :]
+    for broken in (dropped, flipped):  # an assignment is left uncovered
+        verdict = verify(task, f"<answer>{render_cases(task, broken)}</answer>")
+        assert verdict.format_ok and not verdict.correct
+    n = len(task.metadata["premises"])
+    wrong = [f"premise {i} is false" for i in range(1, n + 1)] + ["the conclusion is true"]
+    other = data.draw(st.sampled_from(wrong))
+    lied = cases[:k] + [(fixed, other)] + cases[k + 1 :]
+    truly = verify(task, f"<answer>{render_cases(task, lied)}</answer>").correct
+    names = task.metadata["variables"]
+    rows = [
+        r
+        for r in itertools.product((True, False), repeat=len(names))
+        if all(r[i] == v for i, v in fixed.items())
+    ]
+    holds_everywhere = (
+        all(holds(task.metadata["conclusion"], r) for r in rows)
+        if other.startswith("the")
+        else not any(holds(task.metadata["premises"][int(other.split()[1]) - 1], r) for r in rows)
+    )
+    assert truly == holds_everywhere
+
+
 def test_yes_formats_and_wrong_answers() -> None:
     task = _find(True)
-    for text in ("<answer>yes</answer>", "<answer>Yes.</answer>", "\\boxed{YES}", "Answer: yes", "yes"):
+    certificate = IMPL.reference_response(task).removeprefix("<answer>").removesuffix("</answer>")
+    body = certificate.split("\n", 1)[1]
+    for text in (
+        f"<answer>{certificate}</answer>",
+        f"<answer>Yes.\n{body}</answer>",
+        f"<answer>YES: {body}</answer>",
+        f"<answer>yes\n{body.replace('case ', '- Case ')}</answer>",
+        f"<answer>yes\n{body.replace('=true', ': T').replace('=false', ': F')}</answer>",
+        f"<answer>{truth_table_certificate(task)}</answer>",
+        f"<answer>{truth_table_certificate(task)}\n{body}</answer>",  # overlapping cases are fine
+        f"Reasoning...\n\\boxed{{{certificate}}}",
+    ):
         assert verify(task, text).correct, text
+    # a bare verdict is not enough any more: the constant "yes" scored 50% (issue 16)
+    for text in ("<answer>yes</answer>", "<answer>Yes.</answer>", "\\boxed{YES}", "Answer: yes", "yes"):
+        verdict = verify(task, text)
+        assert not verdict.correct and not verdict.format_ok, text
     assert verify(task, "<answer>no</answer>").format_ok is False
     row = (True,) * len(task.metadata["variables"])
     verdict = verify(task, f"<answer>no: {model_text(task, row)}</answer>")
     assert verdict.format_ok and not verdict.correct
-    for text in ("<answer>maybe</answer>", "<answer>yes: p=true</answer>", "<answer>yesno</answer>"):
-        assert not verify(task, text).correct
+    for text in (
+        "<answer>maybe</answer>",
+        "<answer>yesno</answer>",
+        f"<answer>yes\n{body.replace('is false', 'is true', 1)}</answer>",
+        f"<answer>yes\n{body.replace('premise 1', 'premise 9')}</answer>",
+        f"<answer>yes\n{body}\ncase: the conclusion is true</answer>",
+        f"<answer>yes\n{body.replace(':', ' ¬', 1)}</answer>",
+        "<answer>yes\n" + "case p=true: premise 1 is false\n" * 600 + "</answer>",
+    ):
+        verdict = verify(task, text)
+        assert not verdict.correct and verdict.error is None, text
 
 
 def test_no_formats_two_countermodels_and_wrong_answers() -> None:
@@ -116,6 +231,7 @@ def test_no_formats_two_countermodels_and_wrong_answers() -> None:
     for text in variants:
         assert verify(task, f"<answer>{text}</answer>").correct, text
     assert not verify(task, "<answer>yes</answer>").correct
+    assert not verify(task, f"<answer>{truth_table_certificate(task)}</answer>").correct
     assert not verify(task, "<answer>no</answer>").format_ok
     assert not verify(task, f"<answer>no: {model_text(task, first[:-1] + (True,))[:-1]}</answer>").correct
     missing = ", ".join(

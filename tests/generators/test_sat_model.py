@@ -98,6 +98,15 @@ def test_wrong_and_malformed_answers() -> None:
         assert not verdict.correct and not verdict.format_ok, (text, verdict)
 
 
+@pytest.mark.parametrize(
+    "text", ["9" * 5000, "1 -2 " + "9" * 5000 + " 0", "1 -2 ² 0", "x1=true, x" + "9" * 5000]
+)
+def test_hostile_numbers_are_format_errors(text: str) -> None:
+    # issue 16: DIMACS literals of 4,300+ digits (and "²", a digit int() refuses) raised ValueError
+    verdict = verify(make_task(FAMILY, seed=1, level=4), f"<answer>{text}</answer>")
+    assert verdict.error is None and not verdict.format_ok, verdict
+
+
 @pytest.mark.parametrize("response", ["", "\x00" * 1000, "x1 " * 300_000, "ü" * 5000])
 def test_bad_input(response: str) -> None:
     verdict = verify(make_task(FAMILY, seed=1, level=2), response)

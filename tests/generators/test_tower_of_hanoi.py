@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections import deque
 
 import numpy as np
@@ -10,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from palaestra.generators.puzzles import tower_of_hanoi as hanoi
-from palaestra.generators.puzzles._search import bfs, bfs_distance
+from palaestra.generators.puzzles._search import bfs_distance
 from palaestra.generators.puzzles.tower_of_hanoi import PEG_NAMES, canonical_hash, successors
 from palaestra.registry import get, make_task, verify
 
@@ -128,7 +129,7 @@ def test_wrong_answers_fail_with_reasons():
 
 def test_format_variants_and_bad_formats():
     task = make_task("tower_of_hanoi", seed=0, level=1)
-    plan = task.metadata["solution"]
+    plan = hanoi.solution(task)
     for sep, arrow in ((", ", "->"), (" ", " -> "), ("; ", "→"), ("\n", " to "), (" ", ">")):
         text = sep.join(f"{PEG_NAMES[a]}{arrow}{PEG_NAMES[b]}" for a, b in plan)
         assert verify(task, f"<answer>{text}</answer>").correct, text
@@ -165,23 +166,50 @@ def test_weak_solver_falls_off_and_knob_checks():
     pegs=st.integers(3, 4),
     rule=st.sampled_from(hanoi.RULES),
     seed=st.integers(0, 2**32 - 1),
-    max_distance=st.integers(1, 80),
+    max_length=st.integers(1, 80),
 )
-def test_layered_searches_match_the_one_state_at_a_time_ones(disks, pegs, rule, seed, max_distance) -> None:
+def test_one_search_gives_an_optimal_plan_whatever_its_mode(disks, pegs, rule, seed, max_length) -> None:
+    """The bidirectional search's plan is optimal (length of an independent tuple-state search,
+    replayed to the goal), None past ``max_length``, and the numpy layers give exactly the plan
+    and node count of the one-state-at-a-time search (the switch between them is speed only)."""
     rng = np.random.default_rng(seed)
     moves = hanoi.allowed_moves(rule, pegs, rng)
     backward = [[b, a] for a, b in moves]
     start = tuple(int(x) for x in rng.integers(0, pegs, disks))
     goal = tuple(int(x) for x in rng.integers(0, pegs, disks))
-    forward = hanoi._Layers(disks, pegs, moves)
-    start_id, goal_id = hanoi._encode(start, pegs), hanoi._encode(goal, pegs)
+    args = (disks, pegs, moves, hanoi._encode(start, pegs), hanoi._encode(goal, pegs), max_length)
+    plan, expanded = hanoi._search_states(*args)
+    assert hanoi._search_layers(*args) == (plan, expanded)
     step = lambda s: hanoi.successors(s, moves)  # noqa: E731 - the tuple-state reference
-    expected = bfs_distance(start, goal, step, lambda s: hanoi.successors(s, backward), max_distance)
-    assert (
-        hanoi.distance(forward, hanoi._Layers(disks, pegs, backward), start_id, goal_id, max_distance)
-        == expected
+    expected = bfs_distance(start, goal, step, lambda s: hanoi.successors(s, backward), max_length)
+    assert (None if plan is None else len(plan)) == expected
+    if plan is not None:
+        assert hanoi.apply_plan(start, moves, plan) == (goal, "")
+
+
+@pytest.mark.parametrize("pegs", [3, 4])
+@pytest.mark.parametrize("disks", range(1, 8))
+def test_closed_form_towers_are_optimal(disks, pegs) -> None:
+    moves = hanoi.allowed_moves("standard", pegs)
+    for source, target in [(0, pegs - 1), (2, 1)]:
+        start, goal = (source,) * disks, (target,) * disks
+        plan = hanoi.tower_plan(disks, pegs, source, target)
+        assert hanoi.apply_plan(start, moves, plan) == (goal, "")
+        assert len(plan) == _stacks_bfs({"pegs": pegs, "moves": moves, "start": start, "goal": goal})
+    assert hanoi.tower_plan(disks, 5, 0, 4) is None  # Frame-Stewart is not proven optimal there
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    pegs=st.integers(3, 5),
+    start=st.lists(st.integers(0, 4), min_size=1, max_size=7),
+    goal_seed=st.integers(0, 2**32 - 1),
+)
+def test_canonical_hash_shortcut_equals_the_search_over_renamings(pegs, start, goal_seed) -> None:
+    start = tuple(p % pegs for p in start)
+    goal = tuple(int(x) for x in np.random.default_rng(goal_seed).integers(0, pegs, len(start)))
+    moves = hanoi.allowed_moves("standard", pegs)
+    searched = min(
+        hanoi._renamed_form(perm, moves, start, goal) for perm in itertools.permutations(range(pegs))
     )
-    reference = bfs(start, lambda s: s == goal, step)
-    assert hanoi.plan_bfs(forward, start_id, goal_id) == (reference.plan, reference.expanded)
-    ints = hanoi._int_successors(disks, pegs, moves)
-    assert [(m, hanoi._encode(s, pegs)) for m, s in step(start)] == ints(start_id)
+    assert hanoi._form_any_move_allowed(pegs, start, goal) == searched

@@ -112,6 +112,23 @@ def test_wrong_and_malformed_answers() -> None:
         assert not verdict.correct and not verdict.format_ok, text
 
 
+def test_hostile_and_unclear_answers_are_format_errors() -> None:
+    # issue 16: a 5,000-digit house number raised ValueError inside verify; signs were skipped
+    task = make_task(FAMILY, seed=5, level=4)
+    lines = str(task.answer).split("\n")
+    first_value = lines[0].split(": ")[1].split(", ")[1]
+    for text in (
+        "House " + "9" * 5000 + ": " + lines[0].split(": ")[1],
+        "\n".join(lines) + "\n" + "7" * 5000,
+        "\n".join(lines).replace("House 1", "House \u0661", 1),  # an Arabic-Indic one
+        "\n".join(lines).replace(first_value, "¬" + first_value, 1),
+        "\n".join(lines).replace(first_value, "!" + first_value, 1),
+        "\n".join(lines).replace(", ", " ≠ ", 1),
+    ):
+        verdict = verify(task, f"<answer>{text}</answer>")
+        assert verdict.error is None and not verdict.format_ok, (text[:40], verdict)
+
+
 @pytest.mark.parametrize("response", ["", "\x00" * 700, "House 1 " * 150_000, "Ω" * 5000])
 def test_bad_input(response: str) -> None:
     verdict = verify(make_task(FAMILY, seed=1, level=2), response)
