@@ -42,17 +42,11 @@ FINDINGS: dict[int, tuple[str, str]] = {
 KNOWN_FAILURES: dict[tuple[str, str, str], tuple[int, ...]] = {
     ("wrong", "algorithmic_coding", "dumping"): (2,),
     ("wrong", "bug_repair", "dumping"): (2,),
-    ("wrong", "epistemic", "near_miss"): (11,),
     ("wrong", "function_induction", "dumping"): (2,),
-    ("wrong", "knights_knaves", "near_miss"): (17,),
-    ("wrong", "maxsat", "size"): (16,),
-    ("wrong", "ordering_deduction", "size"): (16,),
     ("wrong", "output_prediction", "near_miss"): (18,),
-    ("wrong", "sat_model", "size"): (16,),
     ("wrong", "sql_synthesis", "near_miss"): (14,),
     ("wrong", "sql_synthesis", "size"): (15,),
     ("wrong", "zebra", "near_miss"): (11,),
-    ("wrong", "zebra", "size"): (16,),
 }
 
 
