@@ -1,4 +1,4 @@
-"""Known failures on main, each a finding in /work/tools/findings-16.md.
+"""Known failures on main, each a numbered finding of the red-team suite (issue 16).
 
 ``FINDINGS`` names each finding (number: owner, what goes wrong). ``KNOWN_FAILURES`` maps a
 suite case ``(test, family, attack class)`` to the findings it fails on; test is ``"wrong"``

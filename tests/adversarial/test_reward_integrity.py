@@ -2,9 +2,8 @@
 
 Every registered family is attacked the moment it registers (see ``attacks.py`` for the attack
 classes and ``profiles.py`` for how a family's answers are read). A known, not yet fixed
-failure is marked in ``known.py`` as a strict xfail naming its finding in
-``/work/tools/findings-16.md``: the case turns red the moment the fix lands, so the marker is
-removed with the fix.
+failure is marked in ``known.py`` as a strict xfail naming its finding (owner and what goes
+wrong): the case turns red the moment the fix lands, so the marker is removed with the fix.
 """
 
 from __future__ import annotations
