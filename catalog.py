@@ -95,8 +95,8 @@ def _reward_error_lines(errors: dict[str, Any] | None) -> list[str]:
         return ["Reward errors: not measured for this version (run `benchmarks/reward_errors.py`)."]
     levels = errors["levels"]
     lines = [
-        f"Reward errors (`benchmarks/reward_errors.py`, levels {levels[0]}-{levels[-1]}, "
-        f"{errors['seeds_per_level']} seeds each):",
+        f"Reward errors (`benchmarks/reward_errors.py`, {_levels_text(levels)}, "
+        f"{errors['seeds_per_level']} seed{'s' if errors['seeds_per_level'] > 1 else ''} each):",
         "",
         f"- wrong answers paid: {errors['paid']:,} of {errors['wrong_responses']:,} ({_percent(errors['false_positive_rate'])})",
         f"- right answers refused: {errors['refused']:,} of {errors['right_responses']:,} ({_percent(errors['false_negative_rate'])})",
@@ -112,6 +112,12 @@ def _reward_error_lines(errors: dict[str, Any] | None) -> list[str]:
         else:
             lines.append("- mutation kill rate: not measured")
     return lines
+
+
+def _levels_text(levels: list[int]) -> str:
+    if levels == list(range(levels[0], levels[-1] + 1)):
+        return f"levels {levels[0]}-{levels[-1]}"
+    return "levels " + ", ".join(map(str, levels))
 
 
 def _hostile_time(errors: dict[str, Any]) -> str:

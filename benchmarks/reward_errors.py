@@ -267,6 +267,9 @@ def main() -> None:
     )
     parser.add_argument("--families", nargs="*", default=None, help="families to measure (default: all)")
     parser.add_argument("--seeds", type=int, default=SEEDS, help="seeds 0..N-1 per level")
+    parser.add_argument(
+        "--levels", nargs="*", type=int, default=list(LEVELS), help="levels measured (default: all)"
+    )
     parser.add_argument("--jobs", type=int, default=1, help="families measured in parallel processes")
     parser.add_argument("--out", type=Path, default=RESULTS, help="JSON file to merge the results into")
     args = parser.parse_args()
@@ -277,7 +280,7 @@ def main() -> None:
     results = stored_reward_errors(args.out)
     results.setdefault("families", {})
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        futures = {pool.submit(measure_family, name, args.seeds): name for name in names}
+        futures = {pool.submit(measure_family, name, args.seeds, tuple(args.levels)): name for name in names}
         for future in as_completed(futures):
             name = futures[future]
             row = future.result()
@@ -290,7 +293,6 @@ def main() -> None:
             )
             results["families"] = dict(sorted(results["families"].items()))
             results["summary"] = summary(results["families"])
-            results["command"] = "python benchmarks/reward_errors.py"
             _write_atomically(args.out, json.dumps(results, indent=1, ensure_ascii=False) + "\n")
     print(f"wrote {os.path.relpath(args.out)}")
 

@@ -76,6 +76,10 @@ def test_catalog_shows_only_current_reward_errors() -> None:
     assert "wrong answers paid: 3 of 1,000 (0.30%)" in text
     assert "right answers refused: 0 of 200 (0.00%)" in text
     assert "slowest verify on hostile input: 9 ms CPU" in text
+    assert "levels 1-10, 6 seeds each" in text
+    sparse = copy.deepcopy(current)
+    sparse["families"]["sudoku"].update(levels=[1, 4, 7, 10], seeds_per_level=1)
+    assert "levels 1, 4, 7, 10, 1 seed each" in catalog.render_family("sudoku", reward_errors=sparse)
     level_4 = next(line for line in text.splitlines() if line.startswith("| 4 |"))
     assert "| 0.12 |" in level_4 or "| 0.13 |" in level_4
     old = copy.deepcopy(current)
