@@ -37,12 +37,18 @@ FINDINGS: dict[int, tuple[str, str]] = {
     18: ("rw-code", "a printed value of another type is paid (True for 1, False for 0)"),
     19: ("rw-shared", "an antiderivative plus C*x is paid (C set to 0 wherever it appears)"),
     20: ("rw-shared", "Row k: labels on the rows are refused"),
+    21: (
+        "rw-shared",
+        "linear_diophantine refuses 'y = 9, x = -9' (labelled values in the other order) for one "
+        "solution, but pays it for the general solution",
+    ),
 }
 
 KNOWN_FAILURES: dict[tuple[str, str, str], tuple[int, ...]] = {
     ("wrong", "algorithmic_coding", "dumping"): (2,),
     ("wrong", "bug_repair", "dumping"): (2,),
     ("wrong", "function_induction", "dumping"): (2,),
+    ("wrong", "linear_diophantine", "near_miss"): (21,),
     ("wrong", "output_prediction", "near_miss"): (18,),
     ("wrong", "sql_synthesis", "near_miss"): (14,),
     ("wrong", "sql_synthesis", "size"): (15,),
