@@ -39,7 +39,7 @@ from palaestra.registry import get, make_task
 from palaestra.verifiers.extract import extract_answer
 
 from . import judges
-from .profiles import Profile, profile_for
+from .profiles import DEFAULT, Profile, profile_for
 from .programs import python_judge_many
 
 WRONG_CLASSES = (
@@ -105,6 +105,16 @@ def is_code(profile: Profile) -> bool:
 # --------------------------------------------------------------------------------------------
 
 
+_ANY_ACCEPTED = re.compile(r"\bany\b[^.<]{0,60}\b(?:is|are) accepted", re.IGNORECASE)
+
+
+def accepts_any_answer(task: Task) -> bool:
+    """Whether the prompt says that more than one answer is accepted ("any predecessor is
+    accepted", the house phrase). A family without a profile is then read as having many valid
+    answers: no edit of the reference is claimed wrong without a judge."""
+    return _ANY_ACCEPTED.search(task.prompt) is not None
+
+
 def must_fail(task: Task, profile: Profile, kind: str, text: str, reference: str) -> bool | None:
     """Whether ``text`` (an edit of the reference answer of kind ``kind``) is certainly wrong."""
     if squash(text) == squash(reference):
@@ -113,7 +123,7 @@ def must_fail(task: Task, profile: Profile, kind: str, text: str, reference: str
         valid = judges.is_valid(task, text)
         if valid is not None:
             return not valid
-    if profile.answers == "unique":
+    if profile.answers == "unique" and not (profile is DEFAULT and accepts_any_answer(task)):
         if kind in ("swap", "duplicate") and not profile.ordered:
             return None
         return True

@@ -1,9 +1,11 @@
 """What a family's answers mean, as far as the red-team suite needs to know.
 
 A family that is not listed gets :data:`DEFAULT`: one valid answer (the reference), item
-order significant. That is the strict reading: if it is wrong for a new family (it accepts
-any valid answer, or lists in any order), the suite fails on its first run and the family's
-author adds a profile here (and a judge in ``judges/``) instead of being silently skipped.
+order significant, except on tasks whose prompt says that any of several answers is accepted
+(``attacks.accepts_any_answer``), where edits are not claimed wrong without a judge. That is
+the strict reading: if it is wrong for a new family (it lists in any order, or accepts other
+answers without saying so), the suite fails on its first run and the family's author adds a
+profile here (and a judge in ``judges/``) instead of being silently skipped.
 
 Equivalent forms listed in ``rewrites`` are those the family's prompt documents (a separator,
 an alternative notation); the generic ones (spacing, ``\\boxed{}``, an ``Answer:`` line, case of
@@ -321,6 +323,7 @@ PROFILES: dict[str, Profile] = {
     "blocks_world": Profile(answers="any", plan_length=True, keywords=("table",)),
     "hashi": Profile(ordered=False, rewrites=_reversed_items(r"\n", "\n")),
     "kakuro": Profile(),
+    "maze": Profile(answers="any", plan_length=True),
     "lights_out": Profile(
         answers="any", plan_length=True, ordered=False, rewrites=_reversed_items(r"\s*,\s*(?=\()", ", ")
     ),

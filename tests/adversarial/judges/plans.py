@@ -371,3 +371,52 @@ def _other_sliding_plans(task: Task) -> list[str]:
 
     start = tuple(v for row in meta["board"] for v in row)
     return [" ".join(p) for p in _bfs_plans(start, lambda s: s == goal, moves)]
+
+
+_MAZE_STEPS = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}
+
+
+def _maze_cells(task: Task) -> tuple[list[str], tuple[int, int], tuple[int, int]]:
+    grid = task.metadata["grid"]
+    find = {ch: (r, row.index(ch)) for r, row in enumerate(grid) for ch in "SE" if ch in row}
+    return grid, find["S"], find["E"]
+
+
+def _maze_routes(task: Task, orders: tuple[str, ...]) -> list[str]:
+    """A shortest route per move order, by our own breadth-first search."""
+    grid, start, end = _maze_cells(task)
+    routes = []
+    for order in orders:
+        previous: dict[tuple[int, int], tuple[tuple[int, int], str] | None] = {start: None}
+        queue = deque([start])
+        while queue and end not in previous:
+            r, c = queue.popleft()
+            for move in order:
+                dr, dc = _MAZE_STEPS[move]
+                nxt = (r + dr, c + dc)
+                if grid[nxt[0]][nxt[1]] != "#" and nxt not in previous:
+                    previous[nxt] = ((r, c), move)
+                    queue.append(nxt)
+        moves, cell = [], end
+        while previous[cell] is not None:
+            cell, move = previous[cell]
+            moves.append(move)
+        routes.append("".join(reversed(moves)))
+    return routes
+
+
+@judge("maze")
+def _maze(task: Task, text: str) -> bool:
+    """Replays the moves: never into a wall, ending on E, as short as our own BFS route."""
+    moves = re.fullmatch(r"\s*([UDLR]+)\s*", text).group(1)
+    grid, (r, c), end = _maze_cells(task)
+    for move in moves:
+        r, c = r + _MAZE_STEPS[move][0], c + _MAZE_STEPS[move][1]
+        if grid[r][c] == "#":
+            return False
+    return (r, c) == end and len(moves) == len(_maze_routes(task, ("UDLR",))[0])
+
+
+@others("maze")
+def _other_maze_routes(task: Task) -> list[str]:
+    return _maze_routes(task, ("UDLR", "RLDU", "DRUL"))
