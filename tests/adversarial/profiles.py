@@ -337,6 +337,8 @@ PROFILES: dict[str, Profile] = {
     "sudoku_jigsaw": Profile(),
     "sudoku_killer": Profile(),
     "tower_of_hanoi": Profile(answers="any", plan_length=True, rewrites=_hanoi),
+    # --- words
+    "word_ladder": Profile(answers="any", plan_length=True),
 }
 
 
