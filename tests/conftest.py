@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -21,6 +22,7 @@ def benchmark_script() -> Callable[[str], ModuleType]:
         if name not in loaded:
             spec = importlib.util.spec_from_file_location(f"benchmarks_{name}", BENCHMARKS / f"{name}.py")
             module = importlib.util.module_from_spec(spec)
+            sys.modules[spec.name] = module  # dataclasses look their module up while it loads
             spec.loader.exec_module(module)
             loaded[name] = module
         return loaded[name]

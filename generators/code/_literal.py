@@ -1,12 +1,17 @@
 """A small restricted parser for Python literals written by a model (never ``eval``).
 
 Accepts integers, strings (single or double quotes, simple escapes), ``True``/``False``/``None``,
-lists, tuples and dicts, nested up to ``MAX_DEPTH``. Linear in the text length; anything else
-(names, calls, operators, floats) is a parse error.
+lists, tuples and dicts, nested up to ``MAX_DEPTH``, and decimal floats (``2.5``, ``-1e3``) when
+asked. Linear in the text length; anything else (names, calls, operators, ``0x10``, ``inf``) is a
+parse error.
+
+Values are compared with :func:`same_value`, which keeps Python's types apart where ``==`` does
+not: ``True`` is not ``1``, ``1.0`` is not ``1``, a tuple is not a list.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 MAX_CHARS = 20_000
@@ -14,6 +19,7 @@ MAX_DEPTH = 20
 MAX_INT_DIGITS = 60
 _ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", "'": "'", '"': '"', "r": "\r", "0": "\0"}
 _WORDS = {"True": True, "False": False, "None": None}
+_NUMBER = re.compile(r"[+-]?[ \t]*(\d*)(\.\d*)?([eE][+-]?\d+)?")
 
 
 class LiteralError(ValueError):
@@ -21,8 +27,8 @@ class LiteralError(ValueError):
 
 
 class _Parser:
-    def __init__(self, text: str) -> None:
-        self.text, self.pos = text, 0
+    def __init__(self, text: str, floats: bool) -> None:
+        self.text, self.pos, self.floats = text, 0, floats
 
     def error(self, what: str) -> LiteralError:
         return LiteralError(f"{what} at position {self.pos}")
@@ -55,8 +61,8 @@ class _Parser:
             return self.mapping(depth)
         if ch in "'\"":
             return self.string(ch)
-        if ch == "-" or ch == "+" or ch.isdigit():
-            return self.integer()
+        if ch and (ch in "+-." or ch.isdigit()):
+            return self.number()
         for word, val in _WORDS.items():
             if self.text.startswith(word, self.pos):
                 end = self.pos + len(word)
@@ -66,25 +72,30 @@ class _Parser:
                 return val
         raise self.error("unexpected character" if ch else "unexpected end")
 
-    def integer(self) -> int:
-        start = self.pos
-        if self.text[self.pos] in "+-":
-            self.pos += 1
-            self.skip()
-        digits = self.pos
-        while self.pos < len(self.text) and self.text[self.pos].isdigit():
-            self.pos += 1
-        body = self.text[digits : self.pos]
-        if not body or not body.isascii():
+    def number(self) -> int | float:
+        """An integer (no leading zeros) or a decimal float; ``-`` binds to the number."""
+        match = _NUMBER.match(self.text, self.pos)
+        assert match is not None  # every part of the pattern is optional
+        digits, fraction, exponent = match.groups()
+        end = match.end()
+        if not digits and (not fraction or len(fraction) < 2):
             raise self.error("expected digits")
-        if len(body) > MAX_INT_DIGITS:
-            raise self.error("integer too long")
-        if len(body) > 1 and body[0] == "0":
-            raise self.error("leading zero")
-        if self.pos < len(self.text) and (self.text[self.pos].isalpha() or self.text[self.pos] in "._"):
+        if not (digits + (fraction or "") + (exponent or "")).isascii():
+            raise self.error("expected digits")
+        if len(digits) + len(fraction or "") > MAX_INT_DIGITS or len(exponent or "") > 5:
+            raise self.error("number too long")
+        if end < len(self.text) and (self.text[end].isalnum() or self.text[end] in "._"):
+            raise self.error("not a number")
+        negative = self.text[self.pos] == "-"
+        self.pos = end
+        if (fraction is not None or exponent is not None) and not self.floats:
             raise self.error("not an integer")
-        value = int(body)
-        return -value if self.text[start] == "-" else value
+        if fraction is None and exponent is None:
+            if len(digits) > 1 and digits[0] == "0":
+                raise self.error("leading zero")
+            return -int(digits) if negative else int(digits)
+        value = float((digits or "0") + (fraction or "") + (exponent or ""))
+        return -value if negative else value
 
     def string(self, quote: str) -> str:
         self.pos += 1
@@ -142,11 +153,14 @@ class _Parser:
         return out
 
 
-def parse_literal(text: str) -> Any:
-    """Parse ``text`` as one restricted Python literal; raises :class:`LiteralError`."""
+def parse_literal(text: str, *, floats: bool = False) -> Any:
+    """Parse ``text`` as one restricted Python literal; raises :class:`LiteralError`.
+
+    ``floats``: also read decimal floats (a verifier that must call ``1.0`` a wrong value rather
+    than a format error); by default a float is a parse error."""
     if not isinstance(text, str) or len(text) > MAX_CHARS:
         raise LiteralError("not a string or too long")
-    parser = _Parser(text)
+    parser = _Parser(text, floats)
     value = parser.value(0)
     if parser.peek():
         raise parser.error("trailing text")
@@ -154,7 +168,10 @@ def parse_literal(text: str) -> Any:
 
 
 def to_json(value: Any) -> Any:
-    """A JSON-able form for comparisons: tuples become tagged lists, dict keys sorted pairs."""
+    """A JSON-able form for comparisons: tuples become tagged lists, dict keys sorted pairs.
+
+    Compare two such forms with :func:`same_value`, not ``==`` (``True == 1`` in Python). Floats
+    raise :class:`LiteralError`."""
     if isinstance(value, bool) or value is None or isinstance(value, (int, str)):
         return value
     if isinstance(value, tuple):
@@ -164,3 +181,25 @@ def to_json(value: Any) -> Any:
     if isinstance(value, dict):
         return {"dict": sorted(([to_json(k), to_json(v)] for k, v in value.items()), key=repr)}
     raise LiteralError(f"unsupported value type {type(value).__name__}")
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """``a == b`` with the types kept apart at every level: a bool is not an int, a float is not
+    an int, a tuple is not a list (works on values and on their :func:`to_json` forms)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict):
+        if len(a) != len(b):
+            return False
+        keys = {_typed_key(k): k for k in b}
+        return all(_typed_key(k) in keys and same_value(v, b[keys[_typed_key(k)]]) for k, v in a.items())
+    return a == b
+
+
+def _typed_key(key: Any) -> Any:
+    """A dict key that keeps ``1``, ``True`` and ``1.0`` apart (they are one key in Python)."""
+    if isinstance(key, tuple):
+        return (type(key), tuple(_typed_key(k) for k in key))
+    return (type(key), key)

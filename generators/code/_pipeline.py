@@ -12,6 +12,7 @@ parameter-free reorderings/scans are drawn rarely, so that few-step pipelines ra
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
@@ -110,15 +111,6 @@ def _condition(step: Step) -> str:
     return {"mod": f"x % {a} == {b}", "modne": f"x % {a} != {b}", "gt": f"x > {a}", "lt": f"x < {a}"}[op]
 
 
-def _keep(step: Step, x: int) -> bool:
-    a, op = step["a"], step["op"]
-    if op == "mod":
-        return x % a == step["b"]
-    if op == "modne":
-        return x % a != step["b"]
-    return x > a if op == "gt" else x < a
-
-
 # rendered lines of the rich non-map, non-filter kinds (``str.format`` with the step's fields)
 _RICH_LINES = {
     "sort_desc": "sorted(xs, reverse=True)",
@@ -157,28 +149,39 @@ def _rich_apply(step: Step, xs: list[int]) -> list[int]:
     raise ValueError(f"unknown step kind {kind!r}")
 
 
-def _map_value(step: Step, x: int) -> int:
-    a, b, op = step["a"], step.get("b"), step["op"]
-    rich = {
-        "lin": lambda: x * a + b,
-        "rem": lambda: x % a,
-        "dist": lambda: abs(x - a),
-        "div": lambda: x // a,
-        "sqrem": lambda: (x * x) % a,
-        "min": lambda: min(x, a),
-        "max": lambda: max(x, a),
-    }
-    if op in rich:
-        return rich[op]()
-    if op == "affine":
-        return x * a + b
-    if op == "mod":
-        return x % (a + b)
-    if op == "absdiff":
-        return abs(x - b)
-    if op == "floordiv":
-        return x // a
-    return (x * x) % (10 + b)
+def element_function(step: Step) -> Callable[[int], Any]:
+    """The per-element function of a map step (new value) or a filter step (keep it?)."""
+    make = _map_function if step["kind"] == "map" else _filter_function
+    return make(step["op"], step["a"], step.get("b"))
+
+
+@lru_cache(maxsize=4096)
+def _map_function(op: str, a: int, b: int | None) -> Callable[[int], int]:
+    """The element map of a map step (built once per distinct step: ``apply`` is hot)."""
+    return {
+        "lin": lambda x: x * a + b,
+        "rem": lambda x: x % a,
+        "dist": lambda x: abs(x - a),
+        "div": lambda x: x // a,
+        "sqrem": lambda x: (x * x) % a,
+        "min": lambda x: min(x, a),
+        "max": lambda x: max(x, a),
+        "affine": lambda x: x * a + b,
+        "mod": lambda x: x % (a + b),
+        "absdiff": lambda x: abs(x - b),
+        "floordiv": lambda x: x // a,
+        "square_mod": lambda x: (x * x) % (10 + b),
+    }[op]
+
+
+@lru_cache(maxsize=4096)
+def _filter_function(op: str, a: int, b: int | None) -> Callable[[int], bool]:
+    return {
+        "mod": lambda x: x % a == b,
+        "modne": lambda x: x % a != b,
+        "gt": lambda x: x > a,
+        "lt": lambda x: x < a,
+    }[op]
 
 
 def apply(pipeline: list[Step], xs: list[int]) -> tuple[list[int], int]:
@@ -188,9 +191,9 @@ def apply(pipeline: list[Step], xs: list[int]) -> tuple[list[int], int]:
         kind = step["kind"]
         work += max(len(xs), 1)
         if kind == "map":
-            xs = [_map_value(step, x) for x in xs]
+            xs = list(map(element_function(step), xs))
         elif kind == "filter":
-            xs = [x for x in xs if _keep(step, x)]
+            xs = list(filter(element_function(step), xs))
         elif kind == "sort":
             xs = sorted(xs)
         elif kind == "reverse":

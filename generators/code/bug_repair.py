@@ -4,13 +4,16 @@ The correct function is a generated list pipeline (``_pipeline``'s rich step spa
 few-step functions rarely repeat) whose docstring states, step by step, what it must do; a few examples of the correct behaviour are shown. ``bugs`` single-token
 edits (a constant off by one, a swapped operator, or a deleted step) are injected, each of them
 observable on its own on the hidden tests. The verifier runs the submitted ``f`` in the shared
-sandbox on the hidden suite (edge cases included); any program that passes it is accepted.
+sandbox on the hidden suite (edge cases, the shown examples, and inputs built to expose wrong
+programs: values on and next to every threshold after the earlier steps, see ``_hidden_inputs``);
+any program that passes it is accepted.
 
 Weak solver: one-edit repair, checked against the examples shown in the prompt only; it cannot
 fix two bugs, and with fewer shown examples it more often picks an edit that only fits them.
 
-Generation: about 370 tasks/s at level 5 (CPU time, one core; bug observability is checked by running
-our own buggy variants in-process, never model text).
+Generation: about 120 tasks/s at level 5, 35 at level 10 (CPU time, one core, loaded machine; bug
+observability is checked by running our own buggy variants in-process, never model text; most of
+the time goes to building the hidden inputs).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 
 from ._code_answer import extract_code
+from ._hidden_inputs import killing_inputs, unique
 from ._pipeline import Step, apply, draw_input, draw_rich_pipeline, render
 from .function_induction import run_tests
 
@@ -69,7 +73,8 @@ PROMPT = """This Python function has {bugs} bug{s}: it does not do what its docs
 
 {examples}Fix it. Your `f` will be run on hidden tests (including edge cases such as an empty list) \
 and must return exactly what the docstring specifies; any correct program is accepted. Put the \
-whole fixed function in <answer>...</answer> tags, for example:
+whole fixed function in <answer>...</answer> tags (only the fixed version: a code \
+block with another version of `f`, the buggy one quoted included, is a format error), for example:
 
 <answer>
 def f(xs):
@@ -138,6 +143,15 @@ def line_edits(line: str, kinds: tuple[str, ...]) -> list[str]:
     return out
 
 
+def hidden_inputs(pipeline: list[Step], tests: list[list[int]], rng: np.random.Generator) -> list[list[int]]:
+    """``tests`` (edge cases, random lists, the shown examples), extremes, and inputs built to
+    kill wrong programs (``_hidden_inputs``: every threshold after the earlier steps, the
+    lengths where slices change, a mutation top-up)."""
+    width = 3 * SPREAD + 5
+    tests = tests + [[0], [-width, width, -1, 0, 1], draw_input(rng, 25, width)]
+    return unique(tests + killing_inputs(pipeline, tests, rng, width))
+
+
 def run_source(source: str, inputs: list[list[int]]) -> list[Any] | None:
     """Outputs of OUR generated (possibly buggy) ``f`` on ``inputs``; None if it crashes."""
     namespace: dict[str, Any] = {}
@@ -187,7 +201,7 @@ def inject(pipeline: list[Step], knobs: BugRepairKnobs, rng: np.random.Generator
     levels=LEVELS,
     description="Fix injected bugs in a generated function with a docstring spec; graded by hidden tests in the sandbox.",
     verifier_kind="sandbox execution (hidden tests)",
-    version=2,
+    version=3,
 )
 class BugRepair(Family):
     sandbox_preload = ("functools", "itertools", "json", "math")  # imported once by the shared sandbox
@@ -195,11 +209,13 @@ class BugRepair(Family):
     def generate(self, knobs: BugRepairKnobs, rng: np.random.Generator) -> TaskDraft:
         for _ in range(2000):
             pipeline = draw_rich_pipeline(knobs.steps, rng, SPREAD)
-            hidden = [[], [int(rng.integers(-9, 10))]] + [
+            base = [[], [int(rng.integers(-9, 10))]] + [
                 draw_input(rng, int(rng.integers(2, 11)), 30) for _ in range(14)
             ]
-            if len({tuple(o) for o in (apply(pipeline, xs)[0] for xs in hidden)}) < 4:
+            if len({tuple(o) for o in (apply(pipeline, xs)[0] for xs in base)}) < 4:
                 continue  # nearly constant functions make weak tests
+            shown = [draw_input(rng, int(rng.integers(3, 7)), 20) for _ in range(knobs.shown)]
+            hidden = hidden_inputs(pipeline, base + shown, rng)
             injected = inject(pipeline, knobs, rng, hidden)
             if injected is not None:
                 break
@@ -207,7 +223,6 @@ class BugRepair(Family):
             raise RuntimeError(f"could not draw a task for {knobs}")
         buggy, bugs = injected
         correct = render(pipeline)
-        shown = [draw_input(rng, int(rng.integers(3, 7)), 20) for _ in range(knobs.shown)]
         examples = "".join(f"f({xs}) should return {apply(pipeline, xs)[0]}\n" for xs in shown)
         return TaskDraft(
             prompt=PROMPT.format(

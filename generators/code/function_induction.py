@@ -6,11 +6,14 @@ adjacent-pair operations, slices and strides; constants spread over the value ra
 step field changes the function, so the canonical hash (the pipeline) identifies the hidden
 function; the space is wide enough that two-step levels rarely repeat one. The prompt shows
 some examples; the verifier runs the submitted ``f`` in the shared sandbox on held-back inputs
-(edge cases: empty, one element, duplicates, negatives, longer lists) and requires every output
-to equal the hidden function's. The program is only parsed (``ast.parse``) in-process, to
+(edge cases: empty, one element, duplicates, negatives, extremes, longer lists; the shown
+examples; and inputs built to expose wrong programs: values on and next to every threshold after
+the earlier steps, see ``_hidden_inputs``) and requires every output to equal the hidden
+function's. The program is only parsed (``ast.parse``) in-process, to
 reject non-programs before any sandbox run.
 
-Generation: about 600 tasks/s at level 5 (CPU time, one core, on a loaded machine; no sandbox).
+Generation: about 175 tasks/s at level 5, 45 at level 10 (CPU time, one core, loaded machine; no
+sandbox), most of it spent building the hidden inputs (goal searches and the mutation top-up).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.sandbox import Job
 
 from ._code_answer import extract_code
+from ._hidden_inputs import killing_inputs, unique
 from ._pipeline import Step, apply, draw_input, draw_rich_pipeline, render, rich_steps
 from ._runner import failed_run, run_jobs
 
@@ -51,7 +55,13 @@ __palaestra_run()
 class FunctionInductionKnobs(Knobs):
     steps: int = knob(1, low=1, high=10, help="number of pipeline steps in the hidden function")
     shown: int = knob(6, low=2, high=20, help="number of examples shown in the prompt")
-    hidden: int = knob(12, low=4, high=50, help="number of held-back test inputs")
+    hidden: int = knob(
+        12,
+        low=4,
+        high=50,
+        help="number of random held-back test inputs (edge cases, the shown examples and inputs built "
+        "to expose wrong programs come on top)",
+    )
     value_range: int = knob(
         9,
         low=2,
@@ -80,7 +90,8 @@ Examples:
 
 Write `f`. It will be tested on other inputs (including edge cases such as an empty list), and \
 every output must match the hidden function exactly. Use only the standard library; any correct \
-implementation is accepted. Put the code in <answer>...</answer> tags, for example:
+implementation is accepted. Put the code in <answer>...</answer> tags (one program: a \
+different version of `f` in another code block is a format error), for example:
 
 <answer>
 def f(xs):
@@ -100,6 +111,20 @@ def _inputs(
         length = int(rng.integers(2, 9 if not edge else 13))
         out.append(draw_input(rng, length, high))
     return out
+
+
+def hidden_inputs(
+    knobs: FunctionInductionKnobs, pipeline: list[Step], shown: list[list[int]], rng: np.random.Generator
+) -> list[list[int]]:
+    """Edge cases, random lists, extremes, the shown examples, then inputs built to kill wrong
+    programs (``_hidden_inputs``: values on and next to every threshold after the earlier steps,
+    the lengths where slices change, a mutation top-up)."""
+    width = 3 * knobs.value_range + 5
+    tests = _inputs(knobs, rng, knobs.hidden, edge=True)
+    tests += [[0], [-width, width, -1, 0, 1], [int(v) for v in rng.integers(-width, width + 1, size=25)]]
+    tests += shown
+    tests += killing_inputs(pipeline, tests, rng, width)
+    return unique(tests)
 
 
 def _informative(pipeline: list[Step], inputs: list[list[int]]) -> bool:
@@ -164,7 +189,7 @@ def _candidates(spread: int) -> list[list[Step]]:
     levels=LEVELS,
     description="Write a hidden list function from input/output examples; graded on held-back inputs in the sandbox.",
     verifier_kind="sandbox execution (hidden tests)",
-    version=2,
+    version=3,
 )
 class FunctionInduction(Family):
     sandbox_preload = ("functools", "itertools", "json", "math")  # imported once by the shared sandbox
@@ -177,7 +202,7 @@ class FunctionInduction(Family):
                 break
         else:
             raise RuntimeError(f"could not draw a task for {knobs}")
-        hidden = _inputs(knobs, rng, knobs.hidden, edge=True)
+        hidden = hidden_inputs(knobs, pipeline, shown, rng)
         examples = "\n".join(f"f({xs}) == {apply(pipeline, xs)[0]}" for xs in shown)
         work = sum(apply(pipeline, xs)[1] for xs in shown + hidden)
         source = render(pipeline)

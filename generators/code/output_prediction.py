@@ -3,9 +3,10 @@
 The program is ours (statement templates in ``_programs``: assignments, ``if``/``else``,
 bounded nested loops, a list and a dict, an optional recursive helper), so the reference output
 is computed by running it in-process with a line counter (the effort). The answer is compared
-by value: it is parsed with our restricted literal parser (``_literal``), so ``(1, [2, 3])``,
-``(1,[2,3])`` and ``( 1 , [ 2 , 3 ] )`` are the same answer, while a list for a tuple, ``True``
-for ``1`` or any other value is wrong. Nothing from the response is executed.
+by value and type: it is parsed with our restricted literal parser (``_literal``), so
+``(1, [2, 3])``, ``(1,[2,3])`` and ``( 1 , [ 2 , 3 ] )`` are the same answer, while a list for a
+tuple, ``True`` for ``1``, ``1.0`` for ``1``, ``'1'`` for ``1`` or any other value is wrong
+(``_literal.same_value``). Nothing from the response is executed.
 
 Weak solver: a mental trace that takes every ``for`` loop once per entry (the program with each
 loop cut to its first iteration, run in-process); right on loop-free programs, and its solve rate
@@ -27,7 +28,7 @@ from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
 
-from ._literal import LiteralError, parse_literal, to_json
+from ._literal import LiteralError, parse_literal, same_value, to_json
 from ._programs import ProgramSpec, draw_program, trace_run
 
 MAX_ABS = 10**6
@@ -113,7 +114,7 @@ def capped_loops(source: str) -> str:
 
 def parse_answer(text: str) -> Any:
     """The literal in ``text`` (a leading ``>>>``-free printed value), or raise LiteralError."""
-    return parse_literal(text.strip().strip("`").strip())
+    return parse_literal(text.strip().strip("`").strip(), floats=True)
 
 
 @family(
@@ -148,7 +149,12 @@ class OutputPrediction(Family):
         except LiteralError as exc:
             return Verdict.bad_format(f"not a Python literal: {exc}")
         parsed = repr(value)
-        if to_json(value) == task.metadata["output"]:
+        try:
+            # typed comparison: True is not 1, a list is not a tuple
+            matches = same_value(to_json(value), task.metadata["output"])
+        except LiteralError:
+            matches = False  # a float: these programs print integers only
+        if matches:
             return Verdict.right(parsed=parsed)
         return Verdict.wrong(f"{parsed[:80]} is not what the program prints", parsed=parsed)
 
@@ -170,7 +176,9 @@ class OutputPrediction(Family):
     def mutated_responses(self, task: Task, rng: np.random.Generator) -> list[str]:
         value = parse_literal(task.answer)
         wrong = [_bump(value, 1), _bump(value, -1), [value], _retype(value)]
-        out = [f"<answer>{w!r}</answer>" for w in wrong if to_json(w) != task.metadata["output"]]
+        out = [
+            f"<answer>{w!r}</answer>" for w in wrong if not same_value(to_json(w), task.metadata["output"])
+        ]
         out.append(f"<answer>{task.answer}</answer> <answer>{_bump(value, 1)!r}</answer>")
         return list(dict.fromkeys(out))
 
@@ -185,7 +193,7 @@ def _bump(value: Any, delta: int) -> Any:
         items = list(value)
         for i, item in enumerate(items):
             changed = _bump(item, delta)
-            if to_json(changed) != to_json(item):
+            if not same_value(changed, item):
                 items[i] = changed
                 break
         else:

@@ -1,9 +1,14 @@
 """Write a SQL query for a described result over a generated sqlite database.
 
 The visible database (schema and rows) is in the prompt; the query is graded by result-set
-equality on it and on hidden variants (same schema, different random rows), so a query that
-hard-codes the visible answer fails. Rows are compared as a multiset unless the description
-asks for an order. The submitted SQL runs in-process in sqlite3 on an in-memory copy under an
+equality on it and on hidden variants (same schema, other rows), so a query that hard-codes the
+visible answer fails. The hidden variants are built to expose wrong queries (``hidden_database``):
+rows on and next to every constant the query compares against (so ``>=`` for ``>`` or a constant
+off by one fails), in and out of the department or city it names (a dropped condition or AND for
+OR fails), repeated rows (a DISTINCT that merges them fails), group sizes around a HAVING bound,
+and a tie in the counts at a LIMIT cut (a missing tie-break fails). The prompt states what every
+database promises: no NULLs, every employee's department exists, any integer salaries and ages.
+Rows are compared as a multiset unless the description asks for an order. The submitted SQL runs in-process in sqlite3 on an in-memory copy under an
 authorizer that allows reading and SELECT only (no ATTACH, PRAGMA, writes), ``query_only``, a
 progress-handler step limit (so recursive CTEs and huge joins end), length limits and a row cap.
 
@@ -11,7 +16,7 @@ Weak solver: a keyword-driven single-table query writer (columns and WHERE filte
 request's phrases; no grouping, aggregation, join or ordering), so it solves the filter tiers and
 fails from the GROUP BY tier on.
 
-Generation: about 320 tasks/s at level 5 (CPU time, one core).
+Generation: about 360 tasks/s at level 5 (CPU time, one core, loaded machine).
 """
 
 from __future__ import annotations
@@ -26,7 +31,8 @@ import numpy as np
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.registry import Family, SolverRun, TaskDraft, family
-from palaestra.verifiers.extract import extract_answer
+
+from ._code_answer import SQL, extract_program
 
 MAX_VM_STEPS = 2_000_000
 MAX_ROWS = 2000
@@ -34,7 +40,6 @@ DEPTS = ("sales", "research", "support", "legal", "ops")
 CITIES = ("Oslo", "Lima", "Pune", "Kyiv", "Cairo", "Quito")
 NAMES = ("Ada", "Ben", "Cleo", "Dan", "Eva", "Finn", "Gus", "Hana", "Ivo", "Jin", "Kai", "Lea", "Mo", "Nia",
          "Oto", "Pia", "Quin", "Rui", "Sol", "Tao", "Uma", "Vic", "Wen", "Xia", "Yul", "Zoe")  # fmt: skip
-_FENCE = re.compile(r"```[ \t]*(?:sql)?[ \t]*\n(.*?)```", re.DOTALL | re.IGNORECASE)
 _ALLOWED = {sqlite3.SQLITE_SELECT, sqlite3.SQLITE_READ, sqlite3.SQLITE_FUNCTION, sqlite3.SQLITE_RECURSIVE}
 
 
@@ -81,8 +86,11 @@ Rows of employees:
 Write one SQL SELECT query that returns: {request}
 
 The query is also run on other databases with the same schema and different rows, and must \
-return the right result on every one of them; any correct query is accepted. {order}Answer with \
-the query, for example <answer>SELECT name FROM employees WHERE age > 30</answer>."""
+return the right result on every one of them; any correct query is accepted. On every database no \
+value is NULL, every employee's dept names a row of departments, and salaries and ages can be any \
+integers. {order}Answer with one query (a different query in another code block is a format error), \
+for example \
+<answer>SELECT name FROM employees WHERE age > 30</answer>."""
 
 
 def draw_database(rng: np.random.Generator, rows: int) -> dict[str, list[list[Any]]]:
@@ -102,38 +110,178 @@ def draw_database(rng: np.random.Generator, rows: int) -> dict[str, list[list[An
     return {"departments": depts, "employees": employees}
 
 
-def draw_query(tier: int, rng: np.random.Generator) -> tuple[str, str, bool]:
-    """(reference SQL, English request, ordered?)."""
+@dataclass(frozen=True)
+class Query:
+    """A reference query, its English request, and the constants it compares against."""
+
+    sql: str
+    request: str
+    ordered: bool
+    dept: str
+    salary: int
+    age: int
+    k: int
+    city: str | None = None
+
+
+def draw_query(tier: int, rng: np.random.Generator) -> Query:
     dept = DEPTS[int(rng.integers(len(DEPTS)))]
     salary = int(rng.integers(40, 100)) * 100
     age = int(rng.integers(28, 55))
     k = int(rng.integers(2, 4))
+
+    def query(sql: str, request: str, ordered: bool = False, city: str | None = None) -> Query:
+        return Query(sql, request, ordered, dept, salary, age, k, city)
+
     if tier == 1:
-        return (f"SELECT name FROM employees WHERE salary > {salary}",
-                f"the name of every employee whose salary is greater than {salary}.", False)  # fmt: skip
+        return query(f"SELECT name FROM employees WHERE salary > {salary}",
+                     f"the name of every employee whose salary is greater than {salary}.")  # fmt: skip
     if tier == 2:
-        return (f"SELECT name, age FROM employees WHERE dept = '{dept}' AND age <= {age}",
-                f"the name and age of every employee of department '{dept}' who is at most {age} years old.",
-                False)  # fmt: skip
+        return query(f"SELECT name, age FROM employees WHERE dept = '{dept}' AND age <= {age}",
+                     f"the name and age of every employee of department '{dept}' who is at most {age} years "
+                     f"old.")  # fmt: skip
     if tier == 3:
-        return (f"SELECT dept, COUNT(*), MAX(salary) FROM employees WHERE age > {age} GROUP BY dept",
-                f"for each department that has employees older than {age}: the department, how many such "
-                f"employees it has, and the highest salary among them (one row per department).", False)  # fmt: skip
+        return query(f"SELECT dept, COUNT(*), MAX(salary) FROM employees WHERE age > {age} GROUP BY dept",
+                     f"for each department that has employees older than {age}: the department, how many such "
+                     f"employees it has, and the highest salary among them (one row per department).")  # fmt: skip
     if tier == 4:
-        return (f"SELECT dept, SUM(salary) FROM employees GROUP BY dept HAVING COUNT(*) >= {k}",
-                f"for each department with at least {k} employees: the department and the total salary of "
-                f"its employees.", False)  # fmt: skip
+        return query(f"SELECT dept, SUM(salary) FROM employees GROUP BY dept HAVING COUNT(*) >= {k}",
+                     f"for each department with at least {k} employees: the department and the total salary "
+                     f"of its employees.")  # fmt: skip
     if tier == 5:
         city = CITIES[int(rng.integers(len(CITIES)))]
-        return (f"SELECT e.name, d.city FROM employees e JOIN departments d ON e.dept = d.name "
-                f"WHERE d.city <> '{city}' AND e.salary >= {salary}",
-                f"the name of every employee earning at least {salary} whose department is not located in "
-                f"{city}, together with the city of that department.", False)  # fmt: skip
-    return (f"SELECT d.city, COUNT(*) AS n FROM employees e JOIN departments d ON e.dept = d.name "
-            f"WHERE e.age < {age} GROUP BY d.city ORDER BY n DESC, d.city ASC LIMIT {k}",
-            f"the {k} cities with the most employees younger than {age} (an employee belongs to the city "
-            f"of their department), with that number; most employees first, ties by city name "
-            f"alphabetically; at most {k} rows.", True)  # fmt: skip
+        return query(f"SELECT e.name, d.city FROM employees e JOIN departments d ON e.dept = d.name "
+                     f"WHERE d.city <> '{city}' AND e.salary >= {salary}",
+                     f"the name of every employee earning at least {salary} whose department is not located "
+                     f"in {city}, together with the city of that department.", city=city)  # fmt: skip
+    return query(f"SELECT d.city, COUNT(*) AS n FROM employees e JOIN departments d ON e.dept = d.name "
+                 f"WHERE e.age < {age} GROUP BY d.city ORDER BY n DESC, d.city ASC LIMIT {k}",
+                 f"the {k} cities with the most employees younger than {age} (an employee belongs to the city "
+                 f"of their department; cities without such employees are not listed), with that number; "
+                 f"most employees first, ties by city name alphabetically; at most {k} rows.", True)  # fmt: skip
+
+
+# ------------------------------------------------------------------ hidden databases
+
+
+class _Employees:
+    """Rows of a hidden database under construction (ids in order)."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng, self.rows = rng, []
+
+    def name(self) -> str:
+        return NAMES[int(self.rng.integers(len(NAMES)))] + str(int(self.rng.integers(10, 99)))
+
+    def salary(self) -> int:
+        return int(self.rng.integers(2000, 12001))  # any integer, not only multiples of 100
+
+    def age(self) -> int:
+        return int(self.rng.integers(18, 71))
+
+    def add(
+        self, dept: str, salary: int | None = None, age: int | None = None, name: str | None = None
+    ) -> None:
+        salary = self.salary() if salary is None else salary
+        age = self.age() if age is None else age
+        self.rows.append([len(self.rows) + 1, name or self.name(), dept, salary, age])
+
+    def repeat(self, index: int) -> None:
+        """A second employee with the same name, department, salary and age as row ``index``."""
+        _, name, dept, salary, age = self.rows[index]
+        self.add(dept, salary, age, name)
+
+
+def _departments(query: Query, rng: np.random.Generator) -> list[list[Any]]:
+    """Every department; four distinct cities with two departments sharing one (so grouping by
+    city and by department differ); for tier 5 the request's city holds one or two of them."""
+    cities = [str(c) for c in rng.choice(CITIES, size=4, replace=False)]
+    if query.city is not None and query.city not in cities:
+        cities[int(rng.integers(4))] = query.city
+    order = [int(i) for i in rng.permutation(len(DEPTS))]
+    assigned = {DEPTS[order[0]]: cities[0], DEPTS[order[1]]: cities[0]}
+    for j, i in enumerate(order[2:]):
+        assigned[DEPTS[i]] = cities[1 + j % 3]
+    return [[d, assigned[d], int(rng.integers(1, 10)) * 1000] for d in DEPTS]
+
+
+def hidden_database(
+    query: Query, tier: int, rows: int, rng: np.random.Generator
+) -> dict[str, list[list[Any]]]:
+    """A hidden variant built to expose wrong queries: random background rows (any integers),
+    plus rows on and next to every constant the query compares against, in and out of the
+    department or city it names, repeated rows (same name and values) where DISTINCT would
+    wrongly merge them, group sizes around a HAVING bound, and ties at a LIMIT cut."""
+    departments = _departments(query, rng)
+    city_of = {d: c for d, c, _ in departments}
+    others = [d for d in DEPTS if d != query.dept]
+    pick = lambda pool: pool[int(rng.integers(len(pool)))]  # noqa: E731
+    staff = _Employees(rng)
+    s, a = query.salary, query.age
+    if tier == 1:
+        for v in (s - 1, s, s + 1, s + 2):
+            staff.add(pick(DEPTS), salary=v)
+        staff.repeat(len(staff.rows) - 1)
+    elif tier == 2:
+        for v in (a - 1, a, a + 1):
+            staff.add(query.dept, age=v)
+            staff.add(pick(others), age=v)
+        staff.repeat(0)
+    elif tier == 3:
+        for v in (a - 1, a, a + 1):
+            staff.add(query.dept, age=v)
+            staff.add(pick(others), age=v)
+        staff.add(query.dept, age=a + 2)  # a second employee above the bound, another salary
+        staff.repeat(len(staff.rows) - 1)  # a repeated name within one department
+    elif tier == 4:
+        shuffled = [str(d) for d in rng.permutation(DEPTS)]
+        for dept, size in zip(shuffled, (query.k - 1, query.k, query.k + 1), strict=False):
+            for _ in range(size):
+                staff.add(dept)
+            if size > 1:
+                staff.rows[-1][1] = staff.rows[-2][1]  # a repeated name: counting names is not counting rows
+        others = shuffled[3:]  # the background fills only the other departments
+    elif tier == 5:
+        inside = [d for d in DEPTS if city_of[d] == query.city]
+        outside = [d for d in DEPTS if city_of[d] != query.city]
+        for v in (s - 1, s, s + 1):
+            staff.add(pick(outside), salary=v)
+            staff.add(pick(inside), salary=v)
+        staff.repeat(2)  # the same name and city twice
+    else:
+        _plant_ties(staff, query, departments, rng)
+    while len(staff.rows) < rows:
+        if tier == 4:
+            staff.add(pick(others))
+        elif tier == 6:  # no more young employees: the planted counts and their tie stay
+            staff.add(pick(DEPTS), age=int(rng.integers(query.age, 71)))
+        else:
+            staff.add(pick(DEPTS))
+    order = rng.permutation(len(staff.rows))
+    employees = [[i + 1, *staff.rows[int(j)][1:]] for i, j in enumerate(order)]
+    return {"departments": departments, "employees": employees}
+
+
+def _plant_ties(
+    staff: _Employees, query: Query, departments: list[list[Any]], rng: np.random.Generator
+) -> None:
+    """Tier 6: young employees (age < a) in every city, with a tie in their number across the
+    LIMIT cut (the k-th and (k+1)-th city), so the order and its tie-break decide the rows; and
+    employees exactly at and above the age bound in the leading city."""
+    cities = sorted({c for _, c, _ in departments}, key=lambda c: rng.random())
+    counts = sorted((int(v) for v in rng.integers(1, 6, size=len(cities))), reverse=True)
+    counts[query.k] = counts[query.k - 1]
+    young = query.age - 1
+    for city, count in zip(cities, counts, strict=True):
+        depts = [d for d, c, _ in departments if c == city]
+        for i in range(count):
+            staff.add(depts[i % len(depts)], age=young if i == 0 else int(rng.integers(18, young + 1)))
+        if count > 1:
+            staff.rows[-1][1] = staff.rows[-2][1]  # a repeated name: counting names is not counting rows
+        staff.add(depts[0], age=int(rng.integers(query.age + 1, 71)))
+    leader = [d for d, c, _ in departments if c == cities[0]][0]
+    staff.add(leader, age=query.age)
+    staff.add(leader, age=query.age + 1)
 
 
 def _connect(db: dict[str, list[list[Any]]]) -> sqlite3.Connection:
@@ -185,20 +333,23 @@ def same_result(got: list[tuple[Any, ...]], want: list[list[Any]], ordered: bool
     return Counter(got) == Counter(expected)
 
 
-def extract_sql(response: str) -> str | None:
-    extraction = extract_answer(response, pattern=_FENCE, allow_bare=False, max_chars=5000)
-    if not extraction.ok or extraction.text is None:
-        return None
-    text = extraction.text
-    fenced = _FENCE.search(text)
-    if fenced:
-        text = fenced.group(1)
+def extract_sql(response: str) -> tuple[str | None, str]:
+    """(query, "") or (None, why not): one SELECT (or WITH) statement, taken by the code-answer
+    rules (``_code_answer``: several different queries are a format error)."""
+    text, reason = extract_program(response, SQL, max_chars=5000)
+    if text is None:
+        return None, reason
     text = text.strip().rstrip(";").strip()
     if "\x00" in text:
-        return None
+        return None, "NUL character in the query"
+    if not text.isascii():
+        try:
+            text.encode("utf-8")  # sqlite3 takes UTF-8 only: a lone surrogate cannot be sent
+        except UnicodeEncodeError:
+            return None, "the query is not valid Unicode text (a lone surrogate)"
     if not sqlite3.complete_statement(text + ";") or not re.match(r"(?is)^\s*(select|with)\b", text):
-        return None
-    return text
+        return None, "expected one SELECT query"
+    return text, ""
 
 
 # the weak writer's phrase book: English filter phrase -> WHERE condition on employees
@@ -248,12 +399,15 @@ def _rows(table: list[list[Any]]) -> str:
     levels=LEVELS,
     description="Write a SQL query for a described result; graded by result equality on hidden database variants.",
     verifier_kind="result-set equality (read-only, step-limited sqlite3)",
+    version=2,
 )
 class SqlSynthesis(Family):
     def generate(self, knobs: SqlSynthesisKnobs, rng: np.random.Generator) -> TaskDraft:
         for _ in range(500):
-            sql, request, ordered = draw_query(knobs.tier, rng)
-            dbs = [draw_database(rng, knobs.rows) for _ in range(knobs.variants + 1)]
+            query = draw_query(knobs.tier, rng)
+            sql = query.sql
+            dbs = [draw_database(rng, knobs.rows)]
+            dbs += [hidden_database(query, knobs.tier, knobs.rows, rng) for _ in range(knobs.variants)]
             results = [run_query(db, sql) for db in dbs]
             if any(isinstance(r, str) for r in results):
                 continue
@@ -268,14 +422,16 @@ class SqlSynthesis(Family):
                 schema=SCHEMA,
                 departments=_rows(visible["departments"]),
                 employees=_rows(visible["employees"]),
-                request=request,
-                order="Rows must come in the order asked for. " if ordered else "Row order does not matter. ",
+                request=query.request,
+                order="Rows must come in the order asked for. "
+                if query.ordered
+                else "Row order does not matter. ",
             ),
             answer=sql,
             metadata={
                 "databases": dbs,
                 "expected": [[list(row) for row in r] for r in results],
-                "ordered": ordered,
+                "ordered": query.ordered,
                 "tier": knobs.tier,
                 "cells": sum(len(db["employees"]) * 5 for db in dbs),
                 "canonical_hash": content_hash([sql, visible]),
@@ -283,9 +439,11 @@ class SqlSynthesis(Family):
         )
 
     def verify(self, task: Task, response: str) -> Verdict:
-        sql = extract_sql(response)
+        sql, reason = extract_sql(response)
         if sql is None:
-            return Verdict.bad_format("expected one SELECT query in <answer> tags or a ```sql block")
+            return Verdict.bad_format(
+                f"{reason}: answer with one SELECT query in <answer> tags or a ```sql block"
+            )
         meta = task.metadata
         for i, (db, want) in enumerate(zip(meta["databases"], meta["expected"], strict=True)):
             got = run_query(db, sql)

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import dataclasses
 import io
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import palaestra
-from palaestra.generators.code._literal import LiteralError, parse_literal
+from palaestra.generators.code._literal import LiteralError, parse_literal, same_value, to_json
 
 SEEDS = st.integers(0, 2**63 - 1)
 
@@ -61,14 +63,49 @@ def test_format_variants_accepted_and_wrong_values_rejected() -> None:
         assert not verdict.correct and verdict.format_ok, bad
 
 
-def test_true_is_not_one_and_expressions_are_not_evaluated() -> None:
+def test_expressions_are_not_evaluated() -> None:
     task = palaestra.make_task("output_prediction", seed=0, level=1, statements=1)
-    for text in ("1 + 1", "__import__('os').getpid()", "f(3)", "1.0", "0x10"):
+    for text in ("1 + 1", "__import__('os').getpid()", "f(3)", "0x10", "inf", "1_000", "1.2.3"):
         verdict = palaestra.verify(task, f"<answer>{text}</answer>")
         assert not verdict.correct and not verdict.format_ok, text
-    value = ast.literal_eval(task.answer)
-    if value in (0, 1):
-        assert not palaestra.verify(task, f"<answer>{bool(value)}</answer>").correct
+
+
+def _printing(value: object):
+    """A task whose program printed ``value`` (the verifier reads only the stored output)."""
+    base = palaestra.make_task("output_prediction", seed=0, level=1)
+    return dataclasses.replace(
+        base, answer=repr(value), metadata={**base.metadata, "output": to_json(value)}, id=""
+    )
+
+
+@pytest.mark.parametrize(
+    ("printed", "answer"),
+    [
+        (1, "True"),
+        (0, "False"),
+        (True, "1"),
+        (1, "1.0"),
+        (1, "'1'"),
+        ([1, 0], "[True, False]"),
+        ((3, [1]), "(3, [True])"),
+        ({1: 1}, "{True: 1}"),
+        ({1: 1}, "{1: True}"),
+        ({1: (2,)}, "{1: [2]}"),
+        ([2], "(2,)"),
+        (None, "0"),
+    ],
+)
+def test_values_are_compared_with_their_types(printed: object, answer: str) -> None:
+    task = _printing(printed)
+    assert palaestra.verify(task, f"<answer>{task.answer}</answer>").correct
+    verdict = palaestra.verify(task, f"<answer>{answer}</answer>")
+    assert verdict.status == "wrong", (printed, answer, verdict)
+
+
+def test_same_value_keeps_types_apart() -> None:
+    assert same_value({1: [2, (3, None)], "a": -1.5}, {"a": -1.5, 1: [2, (3, None)]})
+    for a, b in ((True, 1), (1.0, 1), ([1], (1,)), ({1: 2}, {True: 2}), ({(1, 2): 0}, {(1, True): 0})):
+        assert not same_value(a, b) and not same_value(b, a)
 
 
 def test_literal_parser_rejects_non_literals() -> None:
@@ -79,6 +116,11 @@ def test_literal_parser_rejects_non_literals() -> None:
             continue
         raise AssertionError(text)
     assert parse_literal("{1: (2,), 'a': [None, True]}") == {1: (2,), "a": [None, True]}
+    for text in ("2.5", "-1e3", ".5", "1.", "+ 7", "-0", "[1.0, -2.25e-2]"):
+        assert same_value(parse_literal(text, floats=True), ast.literal_eval(text)), text
+    for text in ("2.5", "1e3", "[1, 2.0]"):  # floats only when asked
+        with pytest.raises(LiteralError):
+            parse_literal(text)
 
 
 def test_levels_get_harder() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 import pytest
@@ -66,3 +67,42 @@ def test_wrong_hardcoded_and_hostile_queries() -> None:
         verdict = palaestra.verify(task, f"<answer>{sql}</answer>")
         assert not verdict.correct and verdict.error is None, sql
     assert palaestra.verify(task, f"<answer>{task.answer}</answer>").correct  # data untouched
+
+
+def test_text_sqlite_cannot_take_is_a_format_error() -> None:
+    task = _task(1)
+    for text in ("\u202e\ud800", "SELECT '\ud800'", "SELECT name FROM employees WHERE name = '\udfff'"):
+        verdict = palaestra.verify(task, f"<answer>{text}</answer>")
+        assert verdict.status == "unparseable", (text, verdict)
+
+
+_BOUNDARY_FLIPS = {">": ">=", ">=": ">", "<": "<=", "<=": "<"}
+
+
+def _boundary_mutants(sql: str) -> list[str]:
+    """Each comparison made inclusive/exclusive, each integer constant moved by one: on integer
+    columns every one of them returns other rows on some database."""
+    out = []
+    for m in re.finditer(r">=|<=|<>|[<>]|\b\d+\b", sql):
+        token = m.group()
+        if token in _BOUNDARY_FLIPS:
+            news = [_BOUNDARY_FLIPS[token]]
+        elif token.isdigit():
+            news = [str(int(token) + 1), str(int(token) - 1)]
+        else:
+            news = []
+        out += [sql[: m.start()] + new + sql[m.end() :] for new in news]
+    return out
+
+
+@pytest.mark.parametrize("level", range(1, 11))
+def test_boundary_mutants_are_refused_on_every_level(level: int) -> None:
+    # the hidden databases hold rows on and next to every constant the query compares against:
+    # `>=` where the request says "greater than", or a bound off by one, never passes
+    for seed in range(3):
+        task = _task(level, seed)
+        mutants = _boundary_mutants(task.answer)
+        assert len(mutants) >= 3, task.answer
+        for sql in mutants:
+            verdict = palaestra.verify(task, f"<answer>{sql}</answer>")
+            assert verdict.status == "wrong", (seed, sql, verdict)
