@@ -45,14 +45,16 @@ FINDINGS: dict[int, tuple[str, str]] = {
 }
 
 KNOWN_FAILURES: dict[tuple[str, str, str], tuple[int, ...]] = {
-    ("wrong", "algorithmic_coding", "dumping"): (2,),
-    ("wrong", "bug_repair", "dumping"): (2,),
-    ("wrong", "function_induction", "dumping"): (2,),
     ("wrong", "linear_diophantine", "near_miss"): (21,),
-    ("wrong", "output_prediction", "near_miss"): (18,),
-    ("wrong", "sql_synthesis", "near_miss"): (14,),
-    ("wrong", "sql_synthesis", "size"): (15,),
     ("wrong", "zebra", "near_miss"): (11,),
+}
+
+
+# families whose near misses the suite cannot judge yet (many valid answers, no judge written):
+# test_the_suite_attacks_every_family is a strict xfail for them until a judge lands
+MISSING_JUDGES: dict[str, str] = {
+    "instruction_following": "rw-suite: no independent judge of the constraints yet (any text "
+    "satisfying them is accepted), so no near miss is claimed wrong",
 }
 
 

@@ -28,9 +28,11 @@ _SECTION = re.compile(r"^_+ (\w+)\[(\w+)-(\w+)\] _+$")
 
 def closed_and_open(log: str) -> tuple[set[tuple[str, str, str]], list[str]]:
     lines = log.splitlines()
+    # under xdist a "[gw0] linux -- Python ..." line comes between the header and the reason
+    body = [line for line in lines if not line.startswith("[gw")]
     xpassed = {
         match.groups()
-        for line, following in pairwise([*lines, ""])
+        for line, following in pairwise([*body, ""])
         if (match := _SECTION.match(line)) and following.startswith("[XPASS(strict)]")
     }
     closed, still_failing = set(), []
