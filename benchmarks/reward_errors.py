@@ -67,6 +67,7 @@ def _load_benchmark(name: str) -> ModuleType | None:
         return None
     spec = importlib.util.spec_from_file_location(f"benchmarks_{name}", path)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while it executes
     spec.loader.exec_module(module)
     return module
 
