@@ -18,6 +18,7 @@ from palaestra.registry import FamilySpec, families, get, make_task
 
 DOCS = Path(__file__).resolve().parent / "docs"
 CATALOG = DOCS / "catalog.md"
+REWARD_ERRORS = Path(__file__).resolve().parent / "benchmarks" / "results" / "reward_errors.json"
 CALIBRATION = DOCS / "calibration"
 EXAMPLE_LEVEL, EXAMPLE_SEED = 3, 0
 DUPLICATE_BOUND_FROM = 3  # the duplicate bound (1% of 2,000 tasks) holds from this level on
@@ -42,11 +43,26 @@ def _knob_table(spec: FamilySpec) -> list[str]:
     return lines
 
 
-def _level_table(spec: FamilySpec, duplicates: dict[int, dict[str, Any]]) -> list[str]:
+def stored_reward_errors(path: Path = REWARD_ERRORS) -> dict[str, Any]:
+    """The reward-error measurement on file (``benchmarks/reward_errors.py``)."""
+    return json.loads(path.read_text()) if path.exists() else {"families": {}}
+
+
+def current_reward_errors(record: dict[str, Any] | None, spec: FamilySpec) -> dict[str, Any] | None:
+    """A family's stored reward-error record if it was measured on the installed version."""
+    if record is None or record.get("family_version") != spec.version:
+        return None
+    return record
+
+
+def _level_table(
+    spec: FamilySpec, duplicates: dict[int, dict[str, Any]], errors: dict[str, Any] | None = None
+) -> list[str]:
     names = spec.knobs.names()
     calibration = _calibration_rows(spec.name)
     extra = ["weak solve rate", "mean effort"] if calibration else []
-    extra.append("duplicates")
+    extra += ["best constant answer", "duplicates"]
+    constants = _constant_scores(errors)
     lines = [
         "| level | " + " | ".join(f"`{n}`" for n in names + extra) + " |",
         "|---" * (len(names) + len(extra) + 1) + "|",
@@ -60,9 +76,60 @@ def _level_table(spec: FamilySpec, duplicates: dict[int, dict[str, Any]]) -> lis
                 f"{row.get('weak_solve_rate', float('nan')):.2f}",
                 f"{row.get('effort_mean', float('nan')):.4g}",
             ]
+        cells.append(f"{constants[level]:.2f}" if level in constants else "not measured")
         cells.append(_duplicates_cell(level, duplicates.get(level)))
         lines.append(f"| {level} | " + " | ".join(cells) + " |")
     return lines
+
+
+def _constant_scores(errors: dict[str, Any] | None) -> dict[int, float]:
+    measured = (errors or {}).get("best_constant_score") or {}
+    if measured.get("status") != "measured":
+        return {}
+    return {int(level): score for level, score in measured["levels"].items()}
+
+
+def _reward_error_lines(errors: dict[str, Any] | None) -> list[str]:
+    """The family's measured reward errors, or a line saying they are not measured."""
+    if errors is None:
+        return ["Reward errors: not measured for this version (run `benchmarks/reward_errors.py`)."]
+    levels = errors["levels"]
+    lines = [
+        f"Reward errors (`benchmarks/reward_errors.py`, {_levels_text(levels)}, "
+        f"{errors['seeds_per_level']} seed{'s' if errors['seeds_per_level'] > 1 else ''} each):",
+        "",
+        f"- wrong answers paid: {errors['paid']:,} of {errors['wrong_responses']:,} ({_percent(errors['false_positive_rate'])})",
+        f"- right answers refused: {errors['refused']:,} of {errors['right_responses']:,} ({_percent(errors['false_negative_rate'])})",
+        f"- verifier failures on attacks: {errors['verifier_failures']:,}; slowest verify on hostile input: "
+        + _hostile_time(errors),
+    ]
+    mutation = errors.get("mutation_kill_rate")
+    if mutation is not None:
+        if mutation.get("status") == "measured":
+            lines.append(
+                f"- mutation kill rate: {mutation['kill_rate']:.2%} of {mutation['differing']:,} differing mutants"
+            )
+        else:
+            lines.append("- mutation kill rate: not measured")
+    return lines
+
+
+def _levels_text(levels: list[int]) -> str:
+    if levels == list(range(levels[0], levels[-1] + 1)):
+        return f"levels {levels[0]}-{levels[-1]}"
+    return "levels " + ", ".join(map(str, levels))
+
+
+def _hostile_time(errors: dict[str, Any]) -> str:
+    """CPU time when measured (the benchmark runs on shared machines, where wall time is noise)."""
+    cpu = errors.get("max_hostile_verify_cpu_s")
+    if cpu is None:
+        return f"{errors['max_hostile_verify_s'] * 1000:,.0f} ms"
+    return f"{cpu * 1000:,.0f} ms CPU"
+
+
+def _percent(rate: float | None) -> str:
+    return "-" if rate is None else f"{rate:.2%}"
 
 
 def _duplicates_cell(level: int, row: dict[str, Any] | None) -> str:
@@ -78,12 +145,18 @@ def _calibration_rows(name: str) -> dict[int, dict[str, Any]]:
     return {row["level"]: row for row in json.loads(path.read_text())["rows"]}
 
 
-def render_family(name: str, duplicates: dict[str, Any] | None = None) -> str:
-    """One family's section; ``duplicates`` is the stored duplicate measurement (read if None)."""
+def render_family(
+    name: str, duplicates: dict[str, Any] | None = None, reward_errors: dict[str, Any] | None = None
+) -> str:
+    """One family's section; ``duplicates`` and ``reward_errors`` are the stored measurements
+    (read from their files if None)."""
     spec = get(name)
     if duplicates is None:
         duplicates = stored_duplicates()
     duplicate_rows = current_duplicate_rows(duplicates["families"].get(name, {}), spec)
+    if reward_errors is None:
+        reward_errors = stored_reward_errors()
+    errors = current_reward_errors(reward_errors["families"].get(name), spec)
     example = make_task(name, seed=EXAMPLE_SEED, level=EXAMPLE_LEVEL)
     fence = "````"
     lines = [
@@ -100,7 +173,9 @@ def render_family(name: str, duplicates: dict[str, Any] | None = None) -> str:
         "",
         "Levels" + (" (with measured calibration):" if _calibration_rows(name) else ":"),
         "",
-        *_level_table(spec, duplicate_rows),
+        *_level_table(spec, duplicate_rows, errors),
+        "",
+        *_reward_error_lines(errors),
         "",
         f"Example prompt (level {EXAMPLE_LEVEL}, seed {EXAMPLE_SEED}):",
         "",
@@ -164,7 +239,10 @@ def render_catalog() -> str:
         "tasks per level (canonical hash; the bound is 1% at levels >= 3) are measured by",
         "`benchmarks/duplicates.py` into `benchmarks/results/duplicates.json` and shown in each",
         "level table (only figures still current: same family version and level knobs); generation speed by",
-        "`benchmarks/generation.py` into `benchmarks/results/generation.json`.",
+        "`benchmarks/generation.py` into `benchmarks/results/generation.json`. Reward errors (wrong answers",
+        "paid and right answers refused under the red-team suite's attacks, verify time on hostile input,",
+        "the mutation kill rate of code families and the best constant answer's score per level) are",
+        "measured by `benchmarks/reward_errors.py` into `benchmarks/results/reward_errors.json`.",
         *_speed_table(),
         "",
         "| family | domain | verifier | description |",
@@ -175,8 +253,8 @@ def render_catalog() -> str:
         header.append(
             f"| [`{name}`](#{name}) | {spec.domain} | {_cell(spec.verifier_kind)} | {_cell(spec.description)} |"
         )
-    duplicates = stored_duplicates()
-    return "\n".join(header) + "\n\n" + "\n".join(render_family(n, duplicates) for n in names)
+    duplicates, reward_errors = stored_duplicates(), stored_reward_errors()
+    return "\n".join(header) + "\n\n" + "\n".join(render_family(n, duplicates, reward_errors) for n in names)
 
 
 def run_cli(args: argparse.Namespace) -> int:
