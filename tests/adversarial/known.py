@@ -49,10 +49,7 @@ KNOWN_FAILURES: dict[tuple[str, str, str], tuple[int, ...]] = {}
 
 # families whose near misses the suite cannot judge yet (many valid answers, no judge written):
 # test_the_suite_attacks_every_family is a strict xfail for them until a judge lands
-MISSING_JUDGES: dict[str, str] = {
-    "instruction_following": "rw-suite: no independent judge of the constraints yet (any text "
-    "satisfying them is accepted), so no near miss is claimed wrong",
-}
+MISSING_JUDGES: dict[str, str] = {}
 
 
 def reason(key: tuple[str, str, str]) -> str | None:
