@@ -43,6 +43,9 @@ from palaestra.verifiers.extract import extract_answer
 
 from ..words._wordlist import common_words, dictionary
 
+# the word lists as letter-code arrays, and the answer reader, are Wordle's (same lists, same rules)
+from ..words.wordle import _dictionary_codes, codes, read_word
+
 BLANK = "_"
 # English letter frequencies, most frequent first (the weak solver's and the misses' order)
 FREQUENCY_ORDER = "etaoinshrdlcumwfgypbvkjxqz"
@@ -79,21 +82,6 @@ LEVELS = {
 # --------------------------------------------------------------------------------------------
 # Consistency of words with a game state
 # --------------------------------------------------------------------------------------------
-
-
-def codes(words: tuple[str, ...] | list[str]) -> np.ndarray:
-    """Words as rows of letter codes 0-25."""
-    if not words:
-        return np.zeros((0, 0), dtype=np.int8)
-    array = np.frombuffer("".join(words).encode(), dtype=np.uint8).reshape(len(words), -1)
-    return (array - ord("a")).astype(np.int8)
-
-
-@functools.cache
-def _dictionary_codes(length: int) -> np.ndarray:
-    array = codes(dictionary(length))
-    array.setflags(write=False)
-    return array
 
 
 @functools.cache
@@ -179,13 +167,6 @@ def weak_guess(pattern: str) -> str:
             if best_score is None or score < best_score:
                 best, best_score = word, score
     return best
-
-
-def read_word(text: str, length: int) -> str | None:
-    word = text.strip().strip(".").strip("`\"'").lower()
-    if len(word) != length or not (word.isascii() and word.isalpha()):
-        return None
-    return word
 
 
 def show_pattern(pattern: str) -> str:
