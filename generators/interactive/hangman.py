@@ -12,21 +12,23 @@ word of that length; the secret is always a common word (SCOWL sizes 10-20). Int
 budget of wrong guesses.
 
 Difficulty: the word length (5 to 8) and how many of the secret's distinct letters stay hidden
-(1 to 6) rise together, so the pattern alone pins the word less and less; each such step spans
-two levels, the second showing more missed letters at least (the generator adds random misses
-until the word is unique, and rejects secrets that no set of misses makes unique). The game's
-budget of misses (10 for 5 letters, 9 for 6, 8 for 7, 5 for 8) is the least with which the
-reference player below solves every common word of the length (checked exhaustively in the
-tests). The weak solver reads only the pattern (it ignores the misses and the rule that a
-blank holds no guessed letter) and answers the common word fitting it whose hidden letters are
-the most frequent in English: it solves 82% at level 1, 11% at level 5, 5% at level 10
-(docs/calibration/hangman.json). The exact
-solver filters the dictionary position by position, then letter by letter (effort = words
-scanned, ~4,900 at level 1 to ~12,200 at level 10). The scripted reference player guesses the
-letter found in most common words still possible (the word itself once one is left); the
-random player guesses random new letters (it wins 2 of 100 games at level 1, none at levels 5
-and 10). Generation (CPU time, mean over 30 seeds, benchmarks/generation.py, machine under load):
-~1,700 tasks per second at levels 1 and 5, ~1,200 at level 10.
+(1 to 6) rise together, so the pattern alone pins the word less and less; from level 3 on each
+such step spans two levels, the second hiding the secret's rarest letters in English (instead of
+random ones) and showing more missed letters at least (the generator adds random misses until
+the word is unique, and rejects secrets that no set of misses makes unique). The game's budget
+of misses (10 for 5 letters, 9 for 6, 8 for 7, 5 for 8) is the least with which the reference
+player below solves every common word of the length (checked exhaustively in the tests).
+
+The weak solver reads only the pattern (it ignores the misses and the rule that a blank holds
+no guessed letter) and answers the common word fitting it whose hidden letters are the most
+frequent in English: it solves 82% at level 1, 11% at level 5, 1% at level 10 (16% at level 4,
+1% at 6, 8% at 7: the rare-letter levels are the harder ones; docs/calibration/hangman.json).
+The exact solver filters the dictionary position by position, then letter by letter (effort =
+words scanned, ~4,900 at level 1 to ~12,600 at level 10). The scripted reference player
+guesses the letter found in most common words still possible (the word itself once one is
+left); the random player guesses random new letters (it wins 2 of 100 games at level 1, none at
+levels 5 and 10). Generation (CPU time, mean over 30 seeds, benchmarks/generation.py, on a
+loaded machine): 1,000 to 1,700 tasks per second at levels 1, 5 and 10.
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ class HangmanKnobs(Knobs):
     length: int = knob(5, low=4, high=10, help="letters in the secret word")
     hidden: int = knob(2, low=1, high=8, help="distinct letters of the secret still hidden")
     misses: int = knob(2, low=0, high=20, help="least number of missed letters shown")
+    hide_rare: bool = knob(False, help="hide the secret's rarest letters (in English) instead of random ones")
     guess_budget: int = knob(6, low=1, high=26, help="wrong guesses allowed in the interactive game")
 
     def validate(self) -> None:
@@ -69,13 +72,13 @@ LEVELS = {
     1: HangmanKnobs(length=5, hidden=1, misses=1, guess_budget=10),
     2: HangmanKnobs(length=5, hidden=2, misses=2, guess_budget=10),
     3: HangmanKnobs(length=6, hidden=3, misses=2, guess_budget=9),
-    4: HangmanKnobs(length=6, hidden=3, misses=5, guess_budget=9),
+    4: HangmanKnobs(length=6, hidden=3, misses=5, hide_rare=True, guess_budget=9),
     5: HangmanKnobs(length=6, hidden=4, misses=3, guess_budget=9),
-    6: HangmanKnobs(length=6, hidden=4, misses=6, guess_budget=9),
+    6: HangmanKnobs(length=6, hidden=4, misses=6, hide_rare=True, guess_budget=9),
     7: HangmanKnobs(length=7, hidden=5, misses=3, guess_budget=8),
-    8: HangmanKnobs(length=7, hidden=5, misses=6, guess_budget=8),
+    8: HangmanKnobs(length=7, hidden=5, misses=6, hide_rare=True, guess_budget=8),
     9: HangmanKnobs(length=8, hidden=6, misses=3, guess_budget=5),
-    10: HangmanKnobs(length=8, hidden=6, misses=6, guess_budget=5),
+    10: HangmanKnobs(length=8, hidden=6, misses=6, hide_rare=True, guess_budget=5),
 }
 
 
@@ -132,7 +135,10 @@ def make_state(secret: str, knobs: HangmanKnobs, rng: np.random.Generator) -> tu
     letters = sorted(set(secret))
     if len(letters) <= knobs.hidden:
         return None
-    hidden = {letters[int(i)] for i in rng.choice(len(letters), size=knobs.hidden, replace=False)}
+    if knobs.hide_rare:  # rare letters are the hardest to guess, and no frequency hint helps
+        hidden = set(sorted(letters, key=lambda ch: -FREQUENCY_RANK[ch])[: knobs.hidden])
+    else:
+        hidden = {letters[int(i)] for i in rng.choice(len(letters), size=knobs.hidden, replace=False)}
     revealed = set(letters) - hidden
     absent = [ch for ch in string.ascii_lowercase if ch not in letters]
     order = [absent[int(i)] for i in rng.permutation(len(absent))]

@@ -53,6 +53,9 @@ def test_exactly_one_dictionary_word_fits_by_brute_force(seed: int, level: int) 
     assert not set(misses) & set(secret) and len(misses) >= knobs.misses
     assert len(set(secret) - set(pattern)) == knobs.hidden and set(pattern) - {"_"}
     assert secret in (DATA / "common.txt").read_text().split()
+    if knobs.hide_rare:  # every hidden letter is rarer in English than every revealed one
+        rank = "etaoinshrdlcumwfgypbvkjxqz".index
+        assert min(map(rank, set(secret) - set(pattern))) > max(map(rank, set(pattern) - {"_"}))
     fits = [w for w in _words_by_length()[knobs.length] if _could_be(w, pattern, misses)]
     assert fits == [secret]
     shown_misses = " ".join(m.upper() for m in misses) or "none"
