@@ -49,7 +49,7 @@ from ..words._wordlist import common_words, dictionary
 from ..words.wordle import _dictionary_codes, codes, read_word
 
 BLANK = "_"
-# English letter frequencies, most frequent first (the weak solver's and the misses' order)
+# English letters, most frequent first (the weak solver prefers frequent ones; hide_rare hides rare ones)
 FREQUENCY_ORDER = "etaoinshrdlcumwfgypbvkjxqz"
 FREQUENCY_RANK = {letter: rank for rank, letter in enumerate(FREQUENCY_ORDER)}
 MAX_TRIES = 200
@@ -150,9 +150,9 @@ def make_state(secret: str, knobs: HangmanKnobs, rng: np.random.Generator) -> tu
         if len(alive) <= 1:
             break
         # a miss that rules nothing out is still a fine miss, but adding it cannot help
-        keep = (words[alive][:, [p for p, ch in enumerate(pattern) if ch == BLANK]] != ord(letter) - 97).all(
-            axis=1
-        )
+        keep = (
+            words[alive][:, [p for p, ch in enumerate(pattern) if ch == BLANK]] != ord(letter) - ord("a")
+        ).all(axis=1)
         if keep.all():
             continue
         alive = alive[keep]
