@@ -295,6 +295,7 @@ PROFILES: dict[str, Profile] = {
     "shortest_path": Profile(answers="any", rewrites=_path_tight),
     "topological_order": Profile(answers="any", rewrites=_path_tight),
     # --- interactive (the final answer of the game)
+    "game_2048": Profile(answers="any", plan_length=True, notes="the budget is the fewest moves that win"),
     "hidden_function": Profile(rewrites=_hidden_function),
     "mastermind": Profile(),
     "minesweeper": Profile(answers="any"),
