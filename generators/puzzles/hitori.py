@@ -18,10 +18,15 @@ open cell (shaded first). Effort = cells the exact solver decided (``work``); ``
 search nodes.
 
 The weak solver is the local propagation (no connectivity reasoning, no search). Levels grow the
-grid (4x4 to 9x9) and from level 3 on reject puzzles the weak solver finishes.
+grid (6x6 to 9x9), from level 2 on reject puzzles the weak solver finishes, and at levels 4, 6,
+8-10 also require the uniqueness proof to search (``min_nodes``: 2 = at least one branching, 4
+at level 10), so "how much propagation suffices" moves with the level.
 
-Speed (CPU time of one core, mean over seeds, ``benchmarks/generation.py``): see the module
-constant ``SPEED_NOTE`` below, measured when the family was added.
+Speed (``benchmarks/generation.py``, mean wall time per task, measured on the shared 2-core
+machine under load ~9): level 1 ~520 tasks/s, level 5 ~170/s, level 10 ~4/s. Level 10 is
+under 50/s because it keeps only 9x9 puzzles whose uniqueness proof needs at least 4 search
+nodes: about one unique draw in fifteen, and each draw costs a Latin square fill and a
+counted-to-2 proof.
 """
 
 from __future__ import annotations
