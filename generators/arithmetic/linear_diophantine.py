@@ -27,7 +27,9 @@ WEAK_BUDGET = 300
 _NUMBER = r"[+\-\u2212]?\s*[0-9]+(?:\.[0-9]+)?"
 _PAIR = re.compile(
     rf"(?:\(?\s*(?P<x1>{_NUMBER})\s*,\s*(?P<y1>{_NUMBER})\s*\)?|"
-    rf"x\s*=\s*(?P<x2>{_NUMBER})\s*(?:,|;|\band\b)?\s*y\s*=\s*(?P<y2>{_NUMBER}))",
+    rf"x\s*=\s*(?P<x2>{_NUMBER})\s*(?:,|;|\band\b)?\s*y\s*=\s*(?P<y2>{_NUMBER})|"
+    # each value carries its name, so the other order is the same answer (as in the general mode)
+    rf"y\s*=\s*(?P<y3>{_NUMBER})\s*(?:,|;|\band\b)?\s*x\s*=\s*(?P<x3>{_NUMBER}))",
     re.IGNORECASE,
 )
 _TERM = re.compile(r"([+-])([0-9]*)\*?([a-wz]?)")  # a parameter is any letter but x and y
@@ -123,7 +125,8 @@ def _linear(const: int, coef: int) -> str:
 
 
 def parse_pair(text: str) -> tuple[int | Verdict, int | Verdict] | None:
-    """``x = 3, y = -2``, ``(3, -2)`` -> (3, -2); ``None`` unless the whole text is such a pair.
+    """``x = 3, y = -2``, ``y = -2, x = 3``, ``(3, -2)`` -> (3, -2); ``None`` unless the whole
+    text is such a pair.
 
     Each value comes back as read by the shared number reader: an int, or the verdict on a
     number that is not an integer.
@@ -131,7 +134,7 @@ def parse_pair(text: str) -> tuple[int | Verdict, int | Verdict] | None:
     match = _PAIR.fullmatch(unwrap_math(text))
     if not match:
         return None
-    x, y = match["x1"] or match["x2"], match["y1"] or match["y2"]
+    x, y = match["x1"] or match["x2"] or match["x3"], match["y1"] or match["y2"] or match["y3"]
     return read_integer(x), read_integer(y)
 
 

@@ -73,6 +73,8 @@ KINDS = ("same", "diff", "at", "not_at", "next", "left", "adjacent")
 # refuses the answer rather than being skipped
 _SEPARATORS = re.compile(r"(?:\s+|->|=>|→|[,;:.=()\[\]{}\-–—*_`\"'|])+")
 MAX_ANSWER_CHARS = 8000  # a 7 x 7 grid as a table or JSON fits several times over
+# "House -1" or "House 1.5" is no house number, though the separators would read 1 and 1, 5
+_NOT_A_HOUSE_NUMBER = re.compile(r"[-–—]\d|\d[.,]\d")
 _FILLER = frozenset({"house", "the", "and", *ATTRIBUTES, "colour", "nation"})
 
 
@@ -213,6 +215,8 @@ def parse_grid(text: str, values: list[list[str]], h: int) -> tuple[list[int] | 
     tokens, why = scan_words(text, _SEPARATORS)
     if tokens is None:
         return None, why
+    if bad := _NOT_A_HOUSE_NUMBER.search(text):
+        return None, f"{bad.group()!r} is not a house number"
     for token in tokens:
         if token.isdigit():
             if not 1 <= int(token) <= h:

@@ -33,9 +33,10 @@ import numpy as np
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.registry import Family, SolverRun, TaskDraft, family
+from palaestra.verifiers.constraints import read_grid
 from palaestra.verifiers.extract import extract_answer
 
-from ._grid import read_binary_grid, square_maps
+from ._grid import square_maps
 
 MAX_ATTEMPTS = 1000
 MAX_CHARS = 5000
@@ -458,19 +459,19 @@ class LightUp(Family):
         extraction = extract_answer(response, allow_bare=True)
         if not extraction.ok or extraction.text is None:
             return Verdict.bad_format(extraction.error or "no answer")
-        text = extraction.text
-        bulb_grid, error = read_binary_grid(text, n, n, {"L"}, set("." + WALL_CHARS), max_chars=MAX_CHARS)
-        if bulb_grid is None:
+        cells, error = read_grid(extraction.text, n, n, set(".L" + WALL_CHARS), max_chars=MAX_CHARS)
+        if cells is None:
             return Verdict.bad_format(error)
-        wall_grid, error = read_binary_grid(text, n, n, set(WALL_CHARS), {".", "L"}, max_chars=MAX_CHARS)
-        if wall_grid is None:  # pragma: no cover - same text, same shape
-            return Verdict.bad_format(error)
+        bulb_grid = [[int(ch == "L") for ch in row] for row in cells]
+        given = board_text(n, board).splitlines()
         for cell in range(n * n):
-            if wall_grid[cell // n][cell % n] != (board[cell] != WHITE):
-                what = "a wall" if board[cell] != WHITE else "a white cell"
+            r, c = divmod(cell, n)
+            if board[cell] != WHITE and cells[r][c] != given[r][c]:  # a wall and its number, as shown
                 return Verdict.wrong(
-                    f"r{cell // n + 1}c{cell % n + 1} is {what}: copy the walls as shown", bulb_grid
+                    f"r{r + 1}c{c + 1} is {given[r][c]!r}: copy the walls as shown", bulb_grid
                 )
+            if board[cell] == WHITE and cells[r][c] not in ".L":
+                return Verdict.wrong(f"r{r + 1}c{c + 1} is a white cell: copy the walls as shown", bulb_grid)
         problem = check(n, board, [v for row in bulb_grid for v in row])
         return Verdict.wrong(problem, bulb_grid) if problem else Verdict.right(parsed=bulb_grid)
 

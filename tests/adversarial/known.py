@@ -44,18 +44,12 @@ FINDINGS: dict[int, tuple[str, str]] = {
     ),
 }
 
-KNOWN_FAILURES: dict[tuple[str, str, str], tuple[int, ...]] = {
-    ("wrong", "linear_diophantine", "near_miss"): (21,),
-    ("wrong", "zebra", "near_miss"): (11,),
-}
+KNOWN_FAILURES: dict[tuple[str, str, str], tuple[int, ...]] = {}
 
 
 # families whose near misses the suite cannot judge yet (many valid answers, no judge written):
 # test_the_suite_attacks_every_family is a strict xfail for them until a judge lands
-MISSING_JUDGES: dict[str, str] = {
-    "instruction_following": "rw-suite: no independent judge of the constraints yet (any text "
-    "satisfying them is accepted), so no near miss is claimed wrong",
-}
+MISSING_JUDGES: dict[str, str] = {}
 
 
 def reason(key: tuple[str, str, str]) -> str | None:

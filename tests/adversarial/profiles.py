@@ -317,6 +317,13 @@ PROFILES: dict[str, Profile] = {
     ),
     "syllogisms": Profile(answers="any", keywords=("valid", "invalid"), options=("valid", "invalid")),
     "zebra": Profile(ordered=False, rewrites=_reversed_items(r"\n", "\n")),
+    # --- languages
+    "cfg_membership": Profile(
+        answers="proof",
+        ordered=False,
+        rewrites=_reversed_items(r"\n", "\n"),
+        notes="any derivation of each generated string, one per line, lines in any order",
+    ),
     # --- puzzles
     "bimaru": Profile(),
     "binairo": Profile(),

@@ -242,3 +242,14 @@ def test_canonical_hash_sees_symmetries() -> None:
     assert L.canonical_hash(n, mirrored) == task.metadata["canonical_hash"]
     hashes = {palaestra.make_task("light_up", seed=s, level=3).metadata["canonical_hash"] for s in range(40)}
     assert len(hashes) == 40
+
+
+def test_a_wall_number_copied_wrong_is_refused() -> None:
+    """Red-team: a wall's number changed (3 -> 1) or dropped (2 -> #) in the answer was paid."""
+    task = palaestra.make_task("light_up", seed=0, level=10)
+    reference = palaestra.get("light_up").impl.reference_response(task)
+    assert palaestra.verify(task, reference).correct
+    at = next(i for i, ch in enumerate(reference) if ch in "1234")
+    for replacement in {"#", str(int(reference[at]) % 4 + 1)}:
+        changed = reference[:at] + replacement + reference[at + 1 :]
+        assert palaestra.verify(task, changed).status == "wrong", replacement

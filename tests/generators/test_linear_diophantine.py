@@ -12,7 +12,12 @@ from hypothesis import strategies as st
 from sympy.solvers.diophantine.diophantine import diop_linear
 
 from palaestra.core import Task
-from palaestra.generators.arithmetic.linear_diophantine import parse_general, parse_linear, solve_equation
+from palaestra.generators.arithmetic.linear_diophantine import (
+    parse_general,
+    parse_linear,
+    parse_pair,
+    solve_equation,
+)
 from palaestra.registry import get, make_task, verify
 
 FAMILY = "linear_diophantine"
@@ -137,3 +142,17 @@ def test_general_answers_with_a_note_on_the_parameter(text: str) -> None:
 )
 def test_general_answers_must_be_read_whole(text: str) -> None:
     assert isinstance(parse_general(text), str)
+
+
+@pytest.mark.parametrize("level", [1, 4, 5, 7, 10])
+def test_labelled_values_in_either_order_are_the_same_answer(level: int) -> None:
+    """Red-team finding 21: 'y = -9, x = 9' was refused for one solution but paid in general mode."""
+    for seed in range(5):
+        task = make_task("linear_diophantine", seed=seed, level=level)
+        pair = parse_pair(task.answer)
+        if pair is None:
+            continue  # the general solution or no solution: read by another parser
+        x, y = pair
+        assert verify(task, f"<answer>y = {y}, x = {x}</answer>").correct
+        if x != y:
+            assert not verify(task, f"<answer>y = {x}, x = {y}</answer>").correct

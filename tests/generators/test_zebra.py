@@ -152,3 +152,13 @@ def test_knobs() -> None:
     assert z3_solutions(task) == [task.metadata["solution"]]
     with pytest.raises(ValueError):
         make_task(FAMILY, seed=1, clue_kinds="same,under")
+
+
+def test_a_signed_or_decimal_house_number_is_refused() -> None:
+    """Red-team finding 11: 'House -1: ...' was read as house 1 (the separators skip '-')."""
+    task = make_task("zebra", seed=3, level=4)
+    reference = get("zebra").impl.reference_response(task)
+    assert verify(task, reference).correct
+    for label in ("House -1:", "House 1.0:", "House –1:"):
+        verdict = verify(task, reference.replace("House 1:", label))
+        assert verdict.status == "unparseable", (label, verdict)
