@@ -19,9 +19,10 @@ is kept only when a greedy best-first planner on the same heuristic (the weak so
 find an optimal plan, so the packages must be routed jointly (one truck collecting several on
 one trip, a hand-over between trucks). The exact solver's effort is A*'s expansions.
 
-Generation: level 5 about 60 tasks per CPU-second, level 10 about 10 (each candidate is solved
-by A* and by the greedy planner; most candidates are drawn again because greedy finds an
-optimum or the optimum is out of range).
+Generation (CPU time, measured under load): about 2,500 tasks per second at level 1, 350 at
+level 5 and 13 at level 10 (each candidate is solved by A* and, from level 4, by the greedy
+planner; candidates out of the length range or solved optimally by greedy are drawn again).
+Level 10 trades locations (6) for a third truck, which multiplies the branching.
 """
 
 from __future__ import annotations
