@@ -318,6 +318,7 @@ PROFILES: dict[str, Profile] = {
     ),
     "syllogisms": Profile(answers="any", keywords=("valid", "invalid"), options=("valid", "invalid")),
     "zebra": Profile(ordered=False, rewrites=_reversed_items(r"\n", "\n")),
+    "logistics": Profile(answers="any", plan_length=True, keywords=("drive", "load", "unload")),
     # --- languages
     "cfg_membership": Profile(
         answers="proof",

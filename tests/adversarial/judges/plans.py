@@ -420,3 +420,36 @@ def _maze(task: Task, text: str) -> bool:
 @others("maze")
 def _other_maze_routes(task: Task) -> list[str]:
     return _maze_routes(task, ("UDLR", "RLDU", "DRUL"))
+
+
+@judge("logistics")
+def _logistics(task: Task, text: str) -> bool:
+    """Replays the actions on the facts in the metadata: legal, every package delivered, as many
+    actions as the proven optimum."""
+    meta = task.metadata
+    roads = {frozenset(r) for r in meta["roads"]}
+    trucks = list(meta["trucks"])
+    places: list[tuple[str, int]] = [("at", s) for s in meta["starts"]]
+    actions = [a.strip() for a in re.split(r"\s*[,;\n]\s*", text.strip()) if a.strip()]
+    for action in actions:
+        words = action.split()
+        shape = [w[0].upper() + ("N" if w[1:].isdigit() and w[1] != "0" else "?") for w in words[1:]]
+        if words[0].lower() == "drive" and shape == ["TN", "LN", "LN"]:
+            t, a, b = int(words[1][1:]) - 1, int(words[2][1:]) - 1, int(words[3][1:]) - 1
+            if trucks[t] != a or frozenset((a, b)) not in roads or a == b:
+                return False
+            trucks[t] = b
+        elif words[0].lower() in ("load", "unload") and shape == ["PN", "TN"]:
+            p, t = int(words[1][1:]) - 1, int(words[2][1:]) - 1
+            if words[0].lower() == "load":
+                if places[p] != ("at", trucks[t]):
+                    return False
+                places[p] = ("in", t)
+            else:
+                if places[p] != ("in", t):
+                    return False
+                places[p] = ("at", trucks[t])
+        else:
+            return False
+    delivered = places == [("at", g) for g in meta["goals"]]
+    return delivered and len(actions) == meta["optimal_length"]
