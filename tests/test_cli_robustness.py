@@ -147,6 +147,8 @@ def test_ctrl_c_during_export_is_quick_and_quiet(tmp_path: Path) -> None:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,  # its own process group, as a terminal's foreground job
+        # a terminal's job takes Ctrl-C; a test run started in the background inherits SIGINT ignored
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     chunks = tmp_path / ".o.palaestra-partial" / "chunks"
     deadline = time.monotonic() + 120
@@ -154,7 +156,9 @@ def test_ctrl_c_during_export_is_quick_and_quiet(tmp_path: Path) -> None:
         time.sleep(0.2)
     if proc.poll() is not None:
         out, err = proc.communicate()
-        pytest.fail(f"the export ended (code {proc.returncode}) before it could be interrupted: {err.decode()[-2000:]}")
+        pytest.fail(
+            f"the export ended (code {proc.returncode}) before it could be interrupted: {err.decode()[-2000:]}"
+        )
     os.killpg(proc.pid, signal.SIGINT)  # what Ctrl-C does: SIGINT to the whole foreground group
     started = time.monotonic()
     _, err = proc.communicate(timeout=60)
