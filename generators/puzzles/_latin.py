@@ -792,3 +792,22 @@ def grid_mutations(answer: str, givens: list[int], n: int, rng: np.random.Genera
     responses.append("<answer>\n" + "\n".join(rows[:-1]) + "\n</answer>")
     responses.append("<answer>\n" + "\n".join(rows + [rows[0]]) + "\n</answer>")
     return responses
+
+
+def latin_violation(
+    rows: list[list[int]], givens: list[int] | None = None, noun: str = "digit"
+) -> str | None:
+    """Why an answer grid is no Latin square keeping ``givens`` (a value 1..n per cell, the given
+    ones unchanged, no repeat in a row or column), or None when it is one."""
+    n = len(rows)
+    for i, v in enumerate(v for row in rows for v in row):
+        if not 1 <= v <= n:
+            return f"cell r{i // n + 1}c{i % n + 1} holds {v}, not a {noun} 1..{n}"
+        if givens and givens[i] and v != givens[i]:
+            return f"cell r{i // n + 1}c{i % n + 1} is given as {givens[i]}"
+    for i in range(n):
+        if len(set(rows[i])) != n:
+            return f"row {i + 1} repeats a {noun}"
+        if len({rows[r][i] for r in range(n)}) != n:
+            return f"column {i + 1} repeats a {noun}"
+    return None

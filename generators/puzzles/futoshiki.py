@@ -33,7 +33,7 @@ from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
 
 from ._grid import read_digit_grid, square_maps
-from ._latin import grid_mutations, grid_text, make_geometry, random_solution, to_rows
+from ._latin import grid_mutations, grid_text, latin_violation, make_geometry, random_solution, to_rows
 from ._latin_csp import LatinCSP
 
 MAX_ATTEMPTS = 200
@@ -258,17 +258,9 @@ class Futoshiki(Family):
         rows, error = read_digit_grid(extraction.text, n)
         if rows is None:
             return Verdict.bad_format(error)
+        if problem := latin_violation(rows, givens):
+            return Verdict.wrong(problem, rows)
         cells = [v for row in rows for v in row]
-        for i, v in enumerate(cells):
-            if not 1 <= v <= n:
-                return Verdict.wrong(f"cell {_name(i, n)} holds {v}, not a digit 1..{n}", rows)
-            if givens[i] and v != givens[i]:
-                return Verdict.wrong(f"cell {_name(i, n)} is given as {givens[i]}", rows)
-        for i in range(n):
-            if len(set(rows[i])) != n:
-                return Verdict.wrong(f"row {i + 1} repeats a digit", rows)
-            if len({rows[r][i] for r in range(n)}) != n:
-                return Verdict.wrong(f"column {i + 1} repeats a digit", rows)
         for a, b in inequalities:
             if not cells[a] < cells[b]:
                 return Verdict.wrong(

@@ -42,6 +42,7 @@ from ._latin import (
     grid_mutations,
     grid_symmetries,
     grid_text,
+    latin_violation,
     make_geometry,
     neighbours,
     random_solution,
@@ -405,15 +406,9 @@ class KenKen(Family):
         rows, error = read_digit_grid(extraction.text, n)
         if rows is None:
             return Verdict.bad_format(error)
+        if problem := latin_violation(rows):
+            return Verdict.wrong(problem, rows)
         cells = [v for row in rows for v in row]
-        for i, v in enumerate(cells):
-            if not 1 <= v <= n:
-                return Verdict.wrong(f"cell r{i // n + 1}c{i % n + 1} holds {v}, not a digit 1..{n}", rows)
-        for i in range(n):
-            if len(set(rows[i])) != n:
-                return Verdict.wrong(f"row {i + 1} repeats a digit", rows)
-            if len({rows[r][i] for r in range(n)}) != n:
-                return Verdict.wrong(f"column {i + 1} repeats a digit", rows)
         for k, (members, op, target) in enumerate(cages):
             reached = combine(op, [cells[c] for c in members])
             if reached != target:

@@ -29,7 +29,7 @@ from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
 
 from ._grid import read_digit_grid
-from ._latin import BIT_VALUE, Geometry, grid_text, make_geometry, random_solution, to_rows
+from ._latin import BIT_VALUE, Geometry, grid_text, latin_violation, make_geometry, random_solution, to_rows
 
 SIDES = ("top", "bottom", "left", "right")
 MAX_ATTEMPTS = 200
@@ -441,17 +441,9 @@ class Skyscrapers(Family):
         rows, error = read_digit_grid(extraction.text, n)
         if rows is None:
             return Verdict.bad_format(error)
+        if problem := latin_violation(rows, givens, "height"):
+            return Verdict.wrong(problem, rows)
         cells = [v for row in rows for v in row]
-        for i, v in enumerate(cells):
-            if not 1 <= v <= n:
-                return Verdict.wrong(f"cell r{i // n + 1}c{i % n + 1} holds {v}, not a height 1..{n}", rows)
-            if givens[i] and v != givens[i]:
-                return Verdict.wrong(f"cell r{i // n + 1}c{i % n + 1} is given as {givens[i]}", rows)
-        for i in range(n):
-            if len(set(rows[i])) != n:
-                return Verdict.wrong(f"row {i + 1} repeats a height", rows)
-            if len({rows[r][i] for r in range(n)}) != n:
-                return Verdict.wrong(f"column {i + 1} repeats a height", rows)
         lines = line_cells(n)
         for side in SIDES:
             for i, clue in enumerate(clues[side]):
