@@ -268,7 +268,8 @@ def _plant_ties(
     """Tier 6: young employees (age < a) in every city, with a tie in their number across the
     LIMIT cut (the k-th and (k+1)-th city), so the order and its tie-break decide the rows; and
     employees exactly at and above the age bound in the leading city."""
-    cities = sorted({c for _, c, _ in departments}, key=lambda c: rng.random())
+    # sorted before the shuffle: a set of strings iterates in a per-process hash order
+    cities = sorted(sorted({c for _, c, _ in departments}), key=lambda c: rng.random())
     counts = sorted((int(v) for v in rng.integers(1, 6, size=len(cities))), reverse=True)
     counts[query.k] = counts[query.k - 1]
     young = query.age - 1

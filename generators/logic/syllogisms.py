@@ -412,7 +412,8 @@ def derivation(premises: list[Statement], conclusion: Statement) -> list[tuple[S
         pair = [(x, True), (y, form == "I")]
         for start, other in (pair, pair[::-1]):
             paths = _paths(edges, start, allow_nc=index is not None)
-            for target in {(other[0], not other[1]), (start[0], not start[1])}:
+            # dict.fromkeys, not a set: ties between derivations must break the same way in every process
+            for target in dict.fromkeys([(other[0], not other[1]), (start[0], not start[1])]):
                 for used in (False, True):
                     if (target, used) in paths:
                         lines = _derive(premises, conclusion, index, start, paths[(target, used)])
