@@ -167,13 +167,20 @@ def test_hidden_databases_refuse_the_classic_wrong_queries(kind: str) -> None:
                 wrong,
             )
         assert applied >= 1 or kind in sql.TEMPLATES[1], kind  # tier 1: the boundary test covers it
-    if kind == "anti_join":  # the departments that have a failing employee: misses the empty ones
+    for nth in range(4 if kind == "anti_join" else 0):
+        task = _task_of(kind, nth)
         cond = re.search(r"AND (.*) WHERE e.id IS NULL", task.answer).group(1)
-        wrong = (
+        some_fail = (
             "SELECT DISTINCT d.name, d.city FROM departments d JOIN employees e ON e.dept = d.name "
             f"WHERE NOT ({cond})"
         )
-        assert not _paid(task, wrong)
+        # right for every department with employees: only one without employees exposes it
+        no_empty = (
+            "SELECT d.name, d.city FROM departments d JOIN employees e ON e.dept = d.name "
+            f"GROUP BY d.name HAVING SUM({cond}) = 0"
+        )
+        assert not _paid(task, some_fail)
+        assert not _paid(task, no_empty)
 
 
 @pytest.mark.parametrize("tier", sorted(sql.TEMPLATES))
