@@ -651,12 +651,17 @@ def _round_up_average(db: _Database, rows: list[int], column: str) -> None:
 
 
 def _plant_groups(db: _Database, query: Query) -> None:
-    """Tier 3: each filter edge alone in a department (the group exists only if it passes); two
+    """Tier 3: each filter edge alone in a department (the group exists only if it passes) and
+    beside a passing row (its group's values change only if it passes); two
     groups of several passing rows with different values, a repeated name, failing rows with
     extreme values, and averages ending in .5; a department whose rows all fail."""
     cond, rng = query.conds[0], db.rng
     for edge in cond.edges(rng):
         db.employee({"dept": db.new_department(), cond.column: edge})
+        # and beside a passing row: the edge row changes the group's count and aggregates
+        dept = db.new_department()
+        db.employee({"dept": dept, **_passing(cond, rng)})
+        db.employee({"dept": dept, cond.column: edge})
     rich = db.new_department()
     first = [db.employee({"dept": rich, **_passing(cond, rng)}) for _ in range(3)]
     db.same_name(first[0], first[1])
