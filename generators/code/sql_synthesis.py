@@ -652,9 +652,9 @@ def _round_up_average(db: _Database, rows: list[int], column: str) -> None:
 
 def _plant_groups(db: _Database, query: Query) -> None:
     """Tier 3: each filter edge alone in a department (the group exists only if it passes) and
-    beside a passing row (its group's values change only if it passes); two
-    groups of several passing rows with different values, a repeated name, failing rows with
-    extreme values, and averages ending in .5; a department whose rows all fail."""
+    beside a passing row (its group's values change only if it passes); a group of four passing
+    rows with 2 names, 3 ages and 4 salaries, and failing rows with extreme values beside them;
+    a pair whose averages end in .5; a department whose rows all fail."""
     cond, rng = query.conds[0], db.rng
     for edge in cond.edges(rng):
         db.employee({"dept": db.new_department(), cond.column: edge})
@@ -663,8 +663,11 @@ def _plant_groups(db: _Database, query: Query) -> None:
         db.employee({"dept": dept, **_passing(cond, rng)})
         db.employee({"dept": dept, cond.column: edge})
     rich = db.new_department()
-    first = [db.employee({"dept": rich, **_passing(cond, rng)}) for _ in range(3)]
+    first = [db.employee({"dept": rich, **_passing(cond, rng)}) for _ in range(4)]
+    # 2 names, 3 ages, 4 salaries: COUNT(DISTINCT x) tells the columns and COUNT(*) apart
     db.same_name(first[0], first[1])
+    db.same_name(first[0], first[3])
+    db.rows[first[2]][4] = db.rows[first[0]][4]
     for column in ("salary", "age"):
         if column != cond.column:
             index = 3 if column == "salary" else 4
