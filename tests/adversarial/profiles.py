@@ -298,7 +298,11 @@ PROFILES: dict[str, Profile] = {
     "game_2048": Profile(answers="any", plan_length=True, notes="the budget is the fewest moves that win"),
     "hidden_function": Profile(rewrites=_hidden_function),
     "mastermind": Profile(),
-    "minesweeper": Profile(answers="any"),
+    "minesweeper": Profile(
+        ordered=False,
+        rewrites=_reversed_items(r"\s*,\s*(?=\()", ", "),
+        notes="the exact set of certainly safe cells, in any order",
+    ),
     "number_guessing": Profile(numeric=True),
     "twenty_questions": Profile(),
     # --- logic
