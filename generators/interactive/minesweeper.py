@@ -1,20 +1,25 @@
-"""Minesweeper without guessing: name every cell the first click proves safe.
+"""Minesweeper without guessing: name every cell a position proves safe.
 
 Boards are drawn until a rule-based solver (single-cell rules plus the subset rule between
 neighbouring numbers) opens every safe cell from the first click, so no move ever needs a
-guess. Single-turn: the prompt shows the board right after the first click and asks for the
-exact set of unopened cells that are certainly safe, i.e. safe in every mine layout that agrees
-with the visible numbers and the total mine count. The generator computes that set exactly by
-enumerating the layouts of the unopened cells next to the numbers (component by component,
+guess. Single-turn: the prompt shows a position of that logical play (the first click and then
+a random-length prefix of the cells the rules open, in their order) and asks for the exact set
+of unopened cells that are certainly safe, i.e. safe in every mine layout that agrees with the
+visible numbers and the total mine count. The generator computes that set exactly by
+enumerating the layouts of the unopened cells next to the numbers (group by group, the groups
 joined through the mine count; the cells away from every number are interchangeable, so they
-are safe all together or not at all) and stores it; the verifier compares sets (any order). A
-set cannot be guessed: a constant answer is paid only when a board's whole safe set equals it
-(the old "name one safe cell" question paid the prompt's own example on 35% of level-4 tasks).
+are safe all together or not at all) and stores it; the verifier compares sets (any order, no
+cell twice). A set cannot be guessed: a constant answer is paid only when a position's whole
+safe set equals it (the old "name one safe cell" question paid the prompt's own example on 35%
+of level-4 tasks). Positions, not only first clicks, keep the questions distinct (after the
+first click alone, 8% of level-3 questions repeated).
 Difficulty grows with the board (5x5 with 3 mines to 14x14 with 33): larger safe sets, more
 numbers to combine, and more cells that only the subset rule or the mine count proves safe.
-Generation: about 220 tasks per CPU-second at level 5 (the guess-free board draw dominates; the
-exact enumeration takes under 1 ms). Interactive (``palaestra/Minesweeper-v0``): open and flag
-cells until the board is clear or a mine goes off.
+Generation: about 180 tasks per CPU-second at level 5 and 40 at level 10, where drawing a
+guess-free board dominates (most random 14x14 boards with 33 mines need a guess and are
+redrawn); the exact enumeration takes about a millisecond. Interactive
+(``palaestra/Minesweeper-v0``): open and flag cells from the first click until the board is
+clear or a mine goes off.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ from palaestra.verifiers.numbers import fold_lookalikes
 Cell = tuple[int, int]
 _COMMAND = re.compile(r"(?i)\b(open|flag)\s*\(?\s*(\d+)\s*[,\s]\s*(\d+)\s*\)?")
 # Search nodes allowed when enumerating one board's layouts; a board needing more is redrawn
-# (the most seen over 2,400 boards of levels 1-10 was about 1,000).
+# (the most seen over 600 positions at levels 5 and 10 was 12,710).
 NODE_LIMIT = 200_000
 # Notation a model may put around the whole list (never parentheses: a cell has its own).
 _WRAPPERS = (
@@ -378,7 +383,8 @@ def _canonical(rows: int, cols: int, mines: int, shown: dict[Cell, int]) -> str:
 def _draw(
     knobs: MinesweeperKnobs, rng: np.random.Generator
 ) -> tuple[set[Cell], Cell, Board, frozenset[Cell]]:
-    """A guess-free board after its first click, and its certainly safe cells."""
+    """A guess-free board, a position of its logical play (the first click and then some of the
+    cells the rules open, in their order), and the certainly safe cells of that position."""
     for _ in range(2000):
         first = (int(rng.integers(knobs.rows)), int(rng.integers(knobs.cols)))
         board = Board(knobs.rows, knobs.cols, set())
@@ -390,9 +396,13 @@ def _draw(
         trial.open(first)
         if trial.cleared:
             continue  # one click clears it: degenerate
-        start = Board(knobs.rows, knobs.cols, mines)
-        start.open(first)
-        if not solve_by_logic(trial)[0]:
+        cleared, _, order = solve_by_logic(trial)
+        if not cleared:
+            continue
+        start = Board(knobs.rows, knobs.cols, mines)  # the game so far: a prefix of that play
+        for cell in [first, *order[: int(rng.integers(len(order)))]]:
+            start.open(cell)
+        if start.cleared:
             continue
         shown = {cell: start.number(cell) for cell in start.opened}
         found = certainly_safe(knobs.rows, knobs.cols, knobs.mines, shown)
@@ -402,8 +412,8 @@ def _draw(
 
 
 PROMPT = """Minesweeper, {rows} rows x {cols} columns (rows and columns numbered from 0), {mines} \
-mines in all. The first click opened some cells; a number is how many of the 8 neighbours \
-are mines, '.' is an opened cell with no mine around it, '#' is unopened:
+mines in all. Some cells have been opened (none held a mine); a number is how many of the 8 \
+neighbours are mines, '.' is an opened cell with no mine around it, '#' is unopened:
 
 {board}
 

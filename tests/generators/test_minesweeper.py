@@ -65,7 +65,7 @@ def test_the_stored_set_is_every_cell_no_consistent_layout_mines(board: tuple[in
 
 @given(seed=st.integers(0, 2**63 - 1), level=st.integers(1, 6))
 @settings(max_examples=15, deadline=None)
-def test_boards_clear_by_logic_and_the_weak_rules_find_a_subset(seed: int, level: int) -> None:
+def test_positions_come_from_guess_free_play_and_the_weak_rules_find_a_subset(seed: int, level: int) -> None:
     task = palaestra.make_task("minesweeper", seed=seed, level=level)
     k, meta = task.knobs, task.metadata
     mines = {tuple(m) for m in meta["mines"]}
@@ -74,6 +74,9 @@ def test_boards_clear_by_logic_and_the_weak_rules_find_a_subset(seed: int, level
     assert first not in mines and not set(board.neighbours(*first)) & mines  # the first click is safe
     board.open(first)
     assert solve_by_logic(board)[0]  # no guess needed anywhere
+    shown = shown_of(task)
+    assert first in shown and not set(shown) & mines  # a position of the game: no mine opened
+    assert all(Board(k["rows"], k["cols"], mines).number(cell) == n for cell, n in shown.items())
     weak = single_cell_safe(k["rows"], k["cols"], shown_of(task))
     assert weak <= set(safe_of(task))
 
