@@ -239,11 +239,11 @@ def _layouts_by_count(
     with that count}, nodes visited); stops early once ``budget`` nodes are spent.
     """
     index = {cell: i for i, cell in enumerate(cells)}
-    mine = [c for c in constraints if c[0][0] in index]
-    need = [number for _, number in mine]
-    left = [len(members) for members, _ in mine]
+    numbers = [c for c in constraints if c[0][0] in index]  # a number's cells share one group
+    need = [number for _, number in numbers]  # mines still to place around each number
+    left = [len(members) for members, _ in numbers]  # its cells not yet decided
     touching: list[list[int]] = [[] for _ in cells]
-    for j, (members, _) in enumerate(mine):
+    for j, (members, _) in enumerate(numbers):
         for cell in members:
             touching[index[cell]].append(j)
     masks: dict[int, int] = {}
@@ -438,7 +438,7 @@ def _example(rows: int, cols: int, safe: frozenset[Cell]) -> str:
     knobs=MinesweeperKnobs,
     levels=LEVELS,
     description=(
-        "Minesweeper boards solvable without guessing: list every cell the first click proves safe; "
+        "Minesweeper boards solvable without guessing: list every cell a position proves safe; "
         "interactive: clear the board."
     ),
     verifier_kind="exact set (every consistent mine layout enumerated at generation)",
