@@ -10,8 +10,9 @@ A rank answer carries a certificate (v2; a bare 3x3 rank is 1, 2 or 3, and the c
 scored 0.40 at level 4): ``rank 2; rows 1, 3; columns 2, 3; determinant -7; kernel [[1, -2,
 1]]``. The r x r submatrix at the given rows and columns must have the stated, nonzero
 determinant (so rank >= r) and the kernel must hold n - r linearly independent vectors with
-A x = 0 (so rank <= r). Both halves carry numbers of the task, so no constant answer is paid
-(not even "rank n; rows 1..n; ...", which would need det A). Any valid certificate is accepted:
+A x = 0 (so rank <= r). Both halves carry numbers of the task (even "rank n; rows 1..n; ..."
+needs det A), so a constant answer is paid only on a task it happens to fit: the best scores
+0.02 at every level >= 2 over 50 seeds, i.e. one task's own reference. Any valid certificate is accepted:
 any nonsingular r x r submatrix, any kernel basis, in any scaling. A bare rank is a format error.
 
 Answers are read by small parsers (``[[1, 2], [3, 4]]``, ``[1 2; 3 4]``, LaTeX
