@@ -192,6 +192,9 @@ def _calculus_text(task: Task, answer: str) -> list[str]:
 
 
 def _linear_algebra(task: Task, answer: str) -> list[str]:
+    """Matrices without spaces; a rank certificate's fields one per line (the prompt's alternative)."""
+    if task.metadata["operation"] == "rank":
+        return [answer.replace("; ", "\n")]
     return [re.sub(r"\s+", "", answer)] if answer.startswith("[") else []
 
 
