@@ -34,7 +34,8 @@ Weak solver: a keyword-driven single-table query writer (columns and WHERE filte
 request's phrases; no grouping, aggregation, join or ordering), so it solves the filter tiers and
 fails from the GROUP BY tier on.
 
-Generation: about 190 tasks/s at level 5 (CPU time, one core, loaded machine).
+Generation: about 410 tasks per CPU-second at level 5 and 240 at level 10 (benchmarks/generation.py,
+one core, loaded machine).
 """
 
 from __future__ import annotations
