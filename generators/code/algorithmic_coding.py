@@ -1,22 +1,42 @@
-"""Algorithmic coding problems with mutation-validated hidden test suites.
+"""Algorithmic coding problems in many variants, with mutation-validated hidden test suites.
 
-Problem kinds (``_algorithms``): sorting with a compound key, interval scheduling, shortest paths
-(Dijkstra), edit distance (string DP), counting compositions modulo p. The agent writes
-``solve(data: str) -> str``; the verifier runs it in the shared sandbox on the hidden suite
-(edge cases, random, adversarial large inputs of ``size``) under ``time_limit_s`` for the whole
-suite, and compares outputs line by line (trailing whitespace ignored).
+Problem kinds (``_algorithms``), each in variants drawn per task from the seed (194 in all); the
+statement states every parameter and the examples shown use them:
+
+- sort_pairs (56): sort pairs by a or b, by the value, |value| or value mod k (k = 3..7), each
+  key ascending or descending, ties kept in input order;
+- interval_scheduling (18): the gap required between compatible intervals (0..5; 0: touching
+  intervals are compatible), and the goal: most intervals kept, fewest removed, or the largest
+  total length (a weighted DP, not the greedy);
+- shortest_path (24): directed from 0 to n-1, directed from n-1 to 0, or undirected; total cost
+  or bottleneck (smallest largest edge); a surcharge 0..3 added to every edge;
+- edit_distance (60): insertion, deletion and replacement costs 1..4 each (a replacement never
+  dearer than a deletion plus an insertion, where it would behave as that sum);
+- count_mod (36): ordered sequences, multisets or sets of parts; sum exactly T or at most T; the
+  number of parts unrestricted, even, odd, or r mod 3; modulo p.
+
+A program right for one variant is wrong for every task of any other variant of its kind: each
+suite holds the kind's fixed separators, on which any two variants differ (checked over every
+pair in the tests), so the best constant answer (one program sent to every task) scores about the
+share of a single variant. The agent writes ``solve(data: str) -> str``; the verifier runs it in
+the shared sandbox on the hidden suite (separators, edge cases, cases planted on the parameters,
+random, adversarial large inputs of ``size``) under ``time_limit_s`` for the whole suite, and
+compares outputs line by line (trailing whitespace ignored).
 
 Every suite is validated by mutation at generation time: all single-token mutants of the
-reference (constants +-1, swapped operators) are run in-process (the references use bounded
-``for`` loops only, so every mutant terminates) and the suite must kill at least
+reference (constants +-1, swapped operators; the parameters are literal constants of the
+reference, so their neighbours are among the mutants) are run in-process (the references use
+bounded ``for`` loops only, so every mutant terminates) and the suite must kill at least
 ``MIN_MUTATION_SCORE`` of them; the score is stored in ``metadata``. Generation therefore costs
-more than plain generation: about 120 tasks/s at level 5 (CPU time, one core), a few tasks/s for edit_distance at level 10 (the slowest kind),
-dominated by running the reference and the mutants on the large tests).
+more than plain generation: about 165 / 145 / 45 tasks per CPU-second at levels 1 / 5 / 10 (one
+core; edit_distance at level 10 about 10/s, the slowest kind), dominated by running the
+reference and the mutants on the large tests.
 
-Weak solver: a brute-force programmer (``_algorithms.BRUTE_FORCE``): correct but exponential
-programs (every subset, every simple path, recursion without a table; selection sort) whose step
-counter gives up past ``BRUTE_BUDGET`` steps for the suite, standing in for the time limit; the
-verifier runs them, so they pass small suites and fail as the large tests grow with the level.
+Weak solver: a brute-force programmer (``_algorithms.brute_force``): correct but exponential
+programs following the task's parameters (every subset, every simple path, recursion without a
+table; selection sort) whose step counter gives up past ``BRUTE_BUDGET`` steps for the suite,
+standing in for the time limit; the verifier runs them, so they pass small suites and fail as
+the large tests grow with the level.
 """
 
 from __future__ import annotations
@@ -166,7 +186,11 @@ def _cost(kind: str, params: dict[str, Any], tests: list[str]) -> int:
     domain="code",
     knobs=AlgorithmicCodingKnobs,
     levels=LEVELS,
-    description="Write solve() for sorting, scheduling, shortest-path, string-DP and counting problems; mutation-validated hidden tests.",
+    description=(
+        "Write solve() for sorting, scheduling, shortest-path, string-DP and counting problems in "
+        "194 per-task variants; mutation-validated hidden tests."
+    ),
+    version=2,
     verifier_kind="sandbox execution (hidden tests, mutation-validated)",
 )
 class AlgorithmicCoding(Family):
