@@ -591,7 +591,7 @@ def _count_reference(params: Params) -> str:
     return f"{COUNT_HEAD}{body}    return str({result})\n"
 
 
-COUNT_SEPARATORS = ["10 1000 4\n1 2 3 4\n", "15 1000 5\n1 2 3 4 5\n", "9 1000 4\n1 2 4 5\n"]
+COUNT_SEPARATORS = ["7 1000 4\n2 3 4 5\n", "7 1000 3\n1 4 7\n", "10 1000 3\n2 3 5\n", "10 1000 4\n1 2 3 4\n"]
 
 
 def tests_count_mod(params: Params, rng: np.random.Generator, size: int) -> Tests:
@@ -602,12 +602,20 @@ def tests_count_mod(params: Params, rng: np.random.Generator, size: int) -> Test
     out.append(case(7, 1000003, [3, 5, 2]))
     out.append(case(10, 1000, [10, 1]))
     out.append(case(8, 5, [1, 2, 3, 5]))
-    # p and k differ and the counts exceed both
-    out.append(case(10, 3, [1, 2, 3, 4, 5, 6, 7]))
-    out.append(case(20, 5, [1, 2, 3, 4, 5, 6, 7, 8, 9]))
-    for total, p, k in ((12, 97, 3), (20, 10**9 + 7, 4), (size, 10**9 + 7, 5), (size, 998244353, 3)):
-        parts = sorted({int(v) for v in rng.integers(1, 12, size=k)})
-        out.append(case(total, p, parts))
+    # every variant's count differs modulo p and modulo k in one of these (a program reading k
+    # for p fails), and listing the sequences one by one stays cheap
+    out += [case(8, 2, [2, 4, 6, 8, 9]), case(9, 2, [2, 3, 4, 6, 7, 9]), case(14, 2, [3, 4, 5, 6, 7])]
+    out.append(case(10, 2, [1, 2, 3, 4, 10]))
+    out.append(case(35, 1000, [5, 6, 7, 8, 9]))  # a set of 5 parts: the count class wraps around
+    for total, p, k in ((12, 97, 3), (20, 10**9 + 7, 4), (size, 998244353, 3)):
+        out.append(case(total, p, sorted({int(v) for v in rng.integers(1, 12, size=k)})))
+    # the large cases have many parts (small, then spread out): then multisets and sets of
+    # parts, not only sequences, are too many to list one by one as T grows
+    many = min(4 + size // 3, 25)
+    small = rng.choice(np.arange(1, many + 6), size=many, replace=False)
+    out.append(case(size, 10**9 + 7, sorted(int(v) for v in small)))
+    spread = rng.choice(np.arange(1, max(many + 6, size // 2)), size=many, replace=False)
+    out.append(case(size, 10**9 + 7, sorted(int(v) for v in spread)))
     return out
 
 
