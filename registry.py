@@ -342,8 +342,30 @@ def resolve_difficulty(
         raise ValueError(
             f"unknown knob(s) {unknown} for family {spec.name}; valid knobs: {spec.knobs.names()}"
         )
-    knobs = spec.knobs.build({**base, **overrides})
+    knobs = _built_knobs(spec.knobs, {**base, **overrides})
     return Difficulty(level=level, knobs=knobs.to_dict()), knobs
+
+
+_KNOBS_BUILT: dict[tuple[Any, ...], Knobs] = {}
+_KNOBS_BUILT_MAX = 4096
+
+
+def _built_knobs(knobs_class: type[Knobs], values: dict[str, Any]) -> Knobs:
+    """``knobs_class.build(values)``, remembered: a curriculum or a sweep asks for the same few
+    knob sets millions of times, and checking them costs more than the rest of ``make_task``
+    for the cheapest families. The key holds each value's type, since ``1``, ``1.0`` and ``True``
+    are equal dict keys but different knob values; unhashable values are built every time."""
+    try:
+        key = (knobs_class, *sorted((name, type(value), value) for name, value in values.items()))
+        built = _KNOBS_BUILT.get(key)
+    except TypeError:
+        return knobs_class.build(values)
+    if built is None:
+        built = knobs_class.build(values)  # raises on bad values: nothing is remembered then
+        if len(_KNOBS_BUILT) >= _KNOBS_BUILT_MAX:
+            _KNOBS_BUILT.clear()
+        _KNOBS_BUILT[key] = built
+    return built
 
 
 def make_task(family_name: str, *, seed: int, level: int | None = None, **knobs: Any) -> Task:

@@ -106,3 +106,18 @@ def test_plugin_entry_point_is_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
     )
     registry._load_plugins()
     assert loaded == [True]
+
+
+def test_remembered_knob_sets_keep_value_types_apart() -> None:
+    # built knob sets are remembered by value *and type*: 1, 1.0 and True are equal dict keys
+    make_task = palaestra.make_task
+    good = make_task("tower_of_hanoi", seed=0, disks=3, pegs=3)
+    assert make_task("tower_of_hanoi", seed=0, disks=3, pegs=3) == good
+    for bad in (3.0, True, "3.5"):
+        with pytest.raises(ValueError, match="disks"):
+            make_task("tower_of_hanoi", seed=0, disks=bad, pegs=3)
+    # a string from the command line is read as the knob's type, the same knob set as the int
+    assert make_task("tower_of_hanoi", seed=0, disks="3", pegs=3) == good
+    # an unhashable value is not remembered, just refused
+    with pytest.raises(ValueError, match="disks"):
+        make_task("tower_of_hanoi", seed=0, disks=[3], pegs=3)

@@ -26,6 +26,13 @@ error; so are HTML comments (``<!-- <answer>10</answer> -->`` is no answer; an u
   empty or ends with ``:`` introduces what follows and is no mark; a line that holds a tag or
   a box is that tag's or box's line, not a second mark; lines inside fenced code blocks
   (```` ``` ````) are code, not answer lines;
+- an *answer block*: in a response with no tag and no box, the text below a line that holds
+  a built-in label and nothing else (``Answer:``, ``**Final answer:**``), as in ``Answer:``
+  and a grid below it (a code fence around the whole block is removed). Words after the
+  answer are read as part of it (and a family parser, which
+  must consume its whole answer, refuses them). A block ends where the next mark or bare label
+  starts, and counts as one more mark, so ``Answer:`` / ``7`` then ``Answer: 8`` is two final
+  answers;
 - matches of a family's own ``pattern`` (a regex with one group, e.g. a fenced program),
   unless they overlap a tag or a box.
 
@@ -84,7 +91,7 @@ class Extraction:
     """The extracted answer text, or an error saying why none could be taken."""
 
     text: str | None
-    source: str | None = None  # "answer_tag", "boxed", "answer_line", "pattern" or "whole"
+    source: str | None = None  # "answer_tag", "boxed", "answer_line", "pattern", "answer_block" or "whole"
     error: str | None = None
 
     @property
@@ -401,10 +408,13 @@ def _extract(
     if labels and not tags and not outside_boxes:  # a family's own labels: a fallback form only
         lines += _answer_lines(text, answer_line_pattern(labels), blocked, code)
     matches = _pattern_matches(text, pattern, blocked) if pattern is not None else []
+    marks = sorted([(*line, "answer_line") for line in lines] + [(*m, "pattern") for m in matches])
+    if not tags and not outside_boxes:  # a tag or a box is the answer: prose around it is prose
+        marks = sorted(marks + _answer_blocks(text, code, [m[0] for m in marks]))
     kinds = [
         ("answer_tag", [_unbox(t[2]) for t in tags]),
         ("boxed", [_unbox(b[2]) for b in outside_boxes]),
-        ("answer_line", [c for _, _, c in sorted(lines + matches)]),
+        ("answer_line", [m[2] for m in marks]),
     ]
     for source, candidates in kinds:
         if candidates:
@@ -412,11 +422,40 @@ def _extract(
             if error := _disagreement(answer, [c for _, cs in kinds for c in cs]):
                 return _fail(error)
             if source == "answer_line" and not lines:
-                source = "pattern"
+                source = marks[-1][3]  # "pattern" or "answer_block"
             return Extraction(text=answer, source=source)
     if allow_bare:
         return Extraction(text=text, source="whole")
     return _fail(f"no final answer found: {HOW_TO_ANSWER}")
+
+
+def _answer_blocks(text: str, code: _Spans, mark_starts: list[int]) -> list[tuple[int, int, str, str]]:
+    """Answer blocks: the text below a bare label line (``Answer:`` and nothing else) up to the
+    next mark, the next bare label or the end; an empty one only introduces the next mark."""
+    bare = [
+        match
+        for match in _ANSWER_LINE.finditer(text)
+        if not match.group(1).strip(" \t*_")
+        and text.startswith("\n", match.end())
+        and not code.contains(match.start())
+    ]
+    bounds = sorted([*mark_starts, *(m.start() for m in bare), len(text)])
+    blocks = []
+    for label in bare:
+        end = bounds[bisect.bisect_left(bounds, label.end())]
+        content = _unfence(text[label.end() : end].strip())
+        if content:
+            blocks.append((label.start(), end, content, "answer_block"))
+    return blocks
+
+
+def _unfence(block: str) -> str:
+    """The inside of a block that is one fenced code block (a grid in a fence), else the block."""
+    if block.startswith("```") and block.endswith("```") and block.count("```") == 2:
+        first_line_end = block.find("\n")
+        if first_line_end != -1:
+            return block[first_line_end + 1 : -3].strip()
+    return block
 
 
 def _disagreement(answer: str, candidates: list[str]) -> str | None:

@@ -5,15 +5,30 @@ of small triangular factors (so the determinant, and hence the inverse's denomin
 small) for inverses, and low-rank products B*C for rank and null-space questions. Everything is
 computed exactly with fractions. A null-space answer may be any basis of the null space: the
 verifier checks the vector count, A*v = 0 for each vector and linear independence, exactly.
-Answers are read by a small matrix parser (``[[1, 2], [3, 4]]``, ``[1 2; 3 4]``, LaTeX
-``pmatrix``/``bmatrix``) whose entries go through ``parse_rational``; nothing is evaluated.
+
+A rank answer carries a certificate (v2; a bare 3x3 rank is 1, 2 or 3, and the constant "2"
+scored 0.40 at level 4): ``rank 2; rows 1, 3; columns 2, 3; determinant -7; kernel [[1, -2,
+1]]``. The r x r submatrix at the given rows and columns must have the stated, nonzero
+determinant (so rank >= r) and the kernel must hold n - r linearly independent vectors with
+A x = 0 (so rank <= r). Both halves carry numbers of the task (even "rank n; rows 1..n; ..."
+needs det A), so a constant answer is paid only on a task it happens to fit: the best scores
+0.02 at every level >= 2 over 50 seeds, i.e. one task's own reference. Any valid certificate is accepted:
+any nonsingular r x r submatrix, any kernel basis, in any scaling. A bare rank is a format error.
+
+Answers are read by small parsers (``[[1, 2], [3, 4]]``, ``[1 2; 3 4]``, LaTeX
+``pmatrix``/``bmatrix``; the certificate's fields) whose numbers go through ``parse_rational``;
+nothing is evaluated, and text a parser did not consume is a format error. Difficulty grows with
+the operation (determinant, 2x2 inverse, rank certificate, then all four mixed) and with the size
+(2 to 6) and entry range. Generation: about 3,400 tasks per CPU-second at level 5 (760 at level
+10; benchmarks/results/generation.json).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
+from itertools import combinations
 
 import numpy as np
 
@@ -56,11 +71,26 @@ LEVELS = {
 # --------------------------------------------------------------------------------------------
 
 
-def rref(matrix: Matrix) -> tuple[Matrix, list[int], int]:
-    """Reduced row echelon form, pivot columns, and the field operations spent."""
+@dataclass
+class Elimination:
+    """What Gauss-Jordan elimination leaves: the reduced rows, the pivot columns, for each pivot
+    the original row it came from (those rows are linearly independent), the pivots' values
+    before scaling, and the field operations spent."""
+
+    rows: Matrix
+    pivots: list[int]
+    origins: list[int]
+    heads: list[Fraction]
+    ops: int
+
+
+def eliminate(matrix: Matrix) -> Elimination:
+    """Gauss-Jordan elimination that remembers which original row each pivot row came from."""
     rows = [list(row) for row in matrix]
+    origin = list(range(len(rows)))
     width = len(rows[0]) if rows else 0
     pivots: list[int] = []
+    heads: list[Fraction] = []
     ops = 0
     r = 0
     for c in range(width):
@@ -68,6 +98,7 @@ def rref(matrix: Matrix) -> tuple[Matrix, list[int], int]:
         if pivot is None:
             continue
         rows[r], rows[pivot] = rows[pivot], rows[r]
+        origin[r], origin[pivot] = origin[pivot], origin[r]
         head = rows[r][c]
         rows[r] = [x / head for x in rows[r]]
         ops += width
@@ -77,10 +108,17 @@ def rref(matrix: Matrix) -> tuple[Matrix, list[int], int]:
                 rows[i] = [x - factor * y for x, y in zip(rows[i], rows[r], strict=True)]
                 ops += 2 * width
         pivots.append(c)
+        heads.append(head)
         r += 1
         if r == len(rows):
             break
-    return rows, pivots, ops
+    return Elimination(rows, pivots, origin[:r], heads, ops)
+
+
+def rref(matrix: Matrix) -> tuple[Matrix, list[int], int]:
+    """Reduced row echelon form, pivot columns, and the field operations spent."""
+    done = eliminate(matrix)
+    return done.rows, done.pivots, done.ops
 
 
 def determinant(matrix: Matrix) -> tuple[Fraction, int]:
@@ -114,7 +152,11 @@ def inverse(matrix: Matrix) -> tuple[Matrix | None, int]:
 def null_space(matrix: Matrix) -> tuple[Matrix, int]:
     """A basis of the null space, each vector scaled to coprime integers."""
     rows, pivots, ops = rref(matrix)
-    width = len(matrix[0])
+    return _kernel_basis(rows, pivots, len(matrix[0])), ops
+
+
+def _kernel_basis(rows: Matrix, pivots: list[int], width: int) -> Matrix:
+    """The null space basis read off a reduced row echelon form (one vector per free column)."""
     basis = []
     for free in (c for c in range(width) if c not in pivots):
         vector = [Fraction(0)] * width
@@ -122,7 +164,7 @@ def null_space(matrix: Matrix) -> tuple[Matrix, int]:
         for i, c in enumerate(pivots):
             vector[c] = -rows[i][free]
         basis.append(_integral(vector))
-    return basis, ops
+    return basis
 
 
 def _integral(vector: list[Fraction]) -> list[Fraction]:
@@ -137,6 +179,178 @@ def _integral(vector: list[Fraction]) -> list[Fraction]:
 def rank(matrix: Matrix) -> tuple[int, int]:
     _, pivots, ops = rref(matrix)
     return len(pivots), ops
+
+
+# --------------------------------------------------------------------------------------------
+# Rank certificates
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RankCertificate:
+    """A claimed rank ``r`` with its proof: an r x r submatrix (rows and columns numbered from 1,
+    kept in A's order) whose determinant ``determinant`` is nonzero, so rank >= r; and ``kernel``,
+    n - r linearly independent vectors x with A x = 0, so rank <= n - (n - r) = r."""
+
+    rank: int
+    rows: tuple[int, ...]
+    columns: tuple[int, ...]
+    determinant: Fraction
+    kernel: tuple[tuple[Fraction, ...], ...]
+
+
+def rank_certificate(matrix: Matrix) -> tuple[RankCertificate, int]:
+    """The certificate read off one elimination, and the field operations it took.
+
+    The pivot rows' origins are independent rows and the pivot columns independent columns, so
+    their submatrix is invertible; elimination turns it into the identity by row swaps, row
+    subtractions (which keep the determinant) and division by each pivot, so its determinant is
+    the product of the pivots times the sign of the permutation that puts its rows in A's order.
+    """
+    done = eliminate(matrix)
+    value = Fraction(1)
+    for head in done.heads:
+        value *= head
+    inversions = sum(a > b for i, a in enumerate(done.origins) for b in done.origins[i + 1 :])
+    certificate = RankCertificate(
+        rank=len(done.pivots),
+        rows=tuple(sorted(o + 1 for o in done.origins)),
+        columns=tuple(c + 1 for c in done.pivots),
+        determinant=-value if inversions % 2 else value,
+        kernel=tuple(map(tuple, _kernel_basis(done.rows, done.pivots, len(matrix[0])))),
+    )
+    return certificate, done.ops
+
+
+def format_certificate(certificate: RankCertificate) -> str:
+    return "; ".join(
+        (
+            f"rank {certificate.rank}",
+            f"rows {', '.join(map(str, certificate.rows))}",
+            f"columns {', '.join(map(str, certificate.columns))}",
+            f"determinant {format_rational(certificate.determinant)}",
+            f"kernel {format_matrix([list(v) for v in certificate.kernel])}",
+        )
+    )
+
+
+_FIELD = re.compile(
+    r"(rank|rows?|columns?|cols|determinant|det|kernel|null\s?space)\b\s*[:=]?\s*(.*)", re.I | re.S
+)
+_FIELD_NAMES = {"row": "rows", "column": "columns", "cols": "columns", "det": "determinant"}
+_NONE = ("none", "[]", "{}", "()")
+CERTIFICATE_FIELDS = ("rank", "rows", "columns", "determinant", "kernel")
+
+
+def _split_fields(text: str) -> list[str] | None:
+    """``text`` cut at semicolons and line breaks outside brackets and LaTeX environments."""
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        if ch in "[({" or (ch == "\\" and text.startswith("\\begin{", i)):
+            depth += 1
+        elif ch in "])}" or (ch == "\\" and text.startswith("\\end{", i)):
+            depth -= 1
+            if depth < 0:
+                return None
+        elif ch in ";\n" and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return None if depth else [p.strip() for p in parts if p.strip()]
+
+
+def _indices(text: str) -> list[int] | None:
+    """``1, 3``, ``[1, 3]``, ``1 3`` or ``none``: whole numbers (the shared number reader's)."""
+    text = text.strip().rstrip(".").strip()
+    if text[:1] + text[-1:] in ("[]", "()", "{}"):
+        text = text[1:-1].strip()
+    if text.lower() in (*_NONE, ""):
+        return []
+    values = [parse_rational(part) for part in re.split(r"\s*,\s*|\s+", text)]
+    if any(v is None or v.denominator != 1 for v in values):
+        return None
+    return [int(v) for v in values]  # type: ignore[union-attr]
+
+
+def parse_certificate(text: str) -> RankCertificate | str:
+    """Read ``rank 2; rows 1, 3; columns 2, 3; determinant -7; kernel [[1, -2, 1]]`` (fields in
+    any order, one per line or separated by semicolons, a colon after the name optional), or say
+    why the text is not one. Every character must belong to a field."""
+    if len(text) > 20_000:
+        return "the certificate is too long"
+    if parse_rational(text) is not None:
+        return (
+            "a bare rank is not accepted: give rank, rows, columns, determinant and kernel, "
+            "e.g. rank 2; rows 1, 3; columns 2, 3; determinant -7; kernel [[1, -2, 1]]"
+        )
+    parts = _split_fields(text)
+    if parts is None:
+        return "unbalanced brackets"
+    values: dict[str, str] = {}
+    for part in parts:
+        match = _FIELD.fullmatch(part)
+        if match is None:
+            return f"could not read {part[:60]!r} as one of the fields {', '.join(CERTIFICATE_FIELDS)}"
+        name = match[1].lower()
+        name = "kernel" if name.startswith("null") else _FIELD_NAMES.get(name, name)
+        if name in values:
+            return f"the field {name!r} is given twice"
+        if not match[2].strip():
+            return f"the field {name!r} is empty"
+        values[name] = match[2].strip()
+    missing = [name for name in CERTIFICATE_FIELDS if name not in values]
+    if missing:
+        return f"the certificate lacks {', '.join(missing)}"
+    rank_value = parse_rational(values["rank"])
+    rows, columns = _indices(values["rows"]), _indices(values["columns"])
+    value = parse_rational(values["determinant"])
+    kernel = [] if values["kernel"].lower() in _NONE else parse_matrix(values["kernel"])
+    for name, parsed in (("rank", rank_value), ("rows", rows), ("columns", columns), ("determinant", value)):
+        if parsed is None:
+            return f"could not read the {name} {values[name][:60]!r}"
+    if kernel is None:
+        return f"could not read the kernel {values['kernel'][:60]!r} as a list of vectors"
+    if rank_value.denominator != 1:  # type: ignore[union-attr]
+        return f"the rank {values['rank'][:20]!r} is not a whole number"
+    return RankCertificate(
+        rank=int(rank_value),  # type: ignore[arg-type]
+        rows=tuple(rows),  # type: ignore[arg-type]
+        columns=tuple(columns),  # type: ignore[arg-type]
+        determinant=value,  # type: ignore[arg-type]
+        kernel=tuple(map(tuple, kernel)),
+    )
+
+
+def check_certificate(matrix: Matrix, certificate: RankCertificate) -> str | None:
+    """Why ``certificate`` does not prove the rank of ``matrix``, or None when it does."""
+    n_rows, n_cols = len(matrix), len(matrix[0])
+    r = certificate.rank
+    if not 0 <= r <= min(n_rows, n_cols):
+        return f"a {n_rows}x{n_cols} matrix cannot have rank {r}"
+    for name, indices, top in (("rows", certificate.rows, n_rows), ("columns", certificate.columns, n_cols)):
+        if len(indices) != r:
+            return f"rank {r} needs {r} {name}, got {len(indices)}"
+        if len(set(indices)) != r or not all(1 <= i <= top for i in indices):
+            return f"the {name} must be {r} different numbers from 1 to {top}"
+    rows, columns = sorted(certificate.rows), sorted(certificate.columns)
+    minor = [[matrix[i - 1][j - 1] for j in columns] for i in rows]
+    value = determinant(minor)[0] if minor else Fraction(1)
+    if value == 0:
+        return f"the submatrix at rows {rows} and columns {columns} is singular: it does not show rank >= {r}"
+    if value != certificate.determinant:
+        shown = format_rational(certificate.determinant)
+        return f"the submatrix at rows {rows} and columns {columns} does not have determinant {shown}"
+    kernel = [list(v) for v in certificate.kernel]
+    if len(kernel) != n_cols - r:
+        return f"rank {r} needs {n_cols - r} kernel vectors (n - r), got {len(kernel)}"
+    for v in kernel:
+        if len(v) != n_cols:
+            return f"kernel vectors must have {n_cols} entries"
+        if any(sum(a * x for a, x in zip(row, v, strict=True)) != 0 for row in matrix):
+            return f"A x != 0 for x = {format_matrix([v])[1:-1]}"
+    if kernel and rank(kernel)[0] != len(kernel):
+        return "the kernel vectors are linearly dependent"
+    return None
 
 
 # --------------------------------------------------------------------------------------------
@@ -249,7 +463,18 @@ def draw(knobs: LinearAlgebraKnobs, rng: np.random.Generator) -> tuple[str, list
 
 QUESTIONS = {
     "determinant": "Compute the determinant of A exactly. Answer with a number, e.g. <answer>-42</answer>.",
-    "rank": "Compute the rank of A. Answer with an integer, e.g. <answer>2</answer>.",
+    "rank": "Compute the rank r of A and prove it with a certificate of five fields:\n"
+    "- rank: r;\n"
+    "- rows and columns: r row numbers and r column numbers of A (counting from 1) whose r x r "
+    "submatrix (rows and columns kept in A's order) has a nonzero determinant, which shows "
+    "rank >= r;\n"
+    "- determinant: the exact determinant of that submatrix;\n"
+    "- kernel: n - r linearly independent vectors x with A x = 0 (n = the number of columns), "
+    "which shows rank <= r; write [] when r = n.\n"
+    "Any valid certificate is accepted (any such rows and columns, any basis of the kernel). "
+    "Give the fields on one line separated by semicolons (or one per line); a bare rank is not "
+    "accepted. For example, for a 4x4 matrix of rank 2:\n"
+    "<answer>rank 2; rows 1, 3; columns 2, 4; determinant -7; kernel [[1, -2, 0, 1], [0, 1/2, 1, 0]]</answer>",
     "inverse": "Compute the inverse of A exactly (entries as integers or fractions). Answer with a "
     "list of rows, e.g. <answer>[[1, -1/2], [0, 3/4]]</answer>.",
     "nullspace": "Give a basis of the null space of A (all vectors x with A x = 0) over the rationals. "
@@ -274,8 +499,8 @@ def _answer(op: str, matrix: Matrix) -> tuple[str, int]:
         value, ops = determinant(matrix)
         return format_rational(value), ops
     if op == "rank":
-        value_rank, ops = rank(matrix)
-        return str(value_rank), ops
+        certificate, ops = rank_certificate(matrix)
+        return format_certificate(certificate), ops
     if op == "inverse":
         inv, ops = inverse(matrix)
         assert inv is not None
@@ -289,8 +514,10 @@ def _answer(op: str, matrix: Matrix) -> tuple[str, int]:
     domain="arithmetic",
     knobs=LinearAlgebraKnobs,
     levels=LEVELS,
-    description="Exact linear algebra over Q: determinant, inverse, rank, null space basis (any basis).",
-    verifier_kind="exact value / constraint check (null space)",
+    description="Exact linear algebra over Q: determinant, inverse, rank with a certificate (a nonzero "
+    "minor and a kernel basis), null space basis (any basis).",
+    verifier_kind="exact value / constraint check (null space, rank certificate)",
+    version=2,  # v2: a rank answer carries a certificate (a bare 3x3 rank "2" scored 0.40)
 )
 class LinearAlgebra(Family):
     def generate(self, knobs: LinearAlgebraKnobs, rng: np.random.Generator) -> TaskDraft:
@@ -313,7 +540,9 @@ class LinearAlgebra(Family):
             return text
         op = task.metadata["operation"]
         matrix = [[Fraction(x) for x in row] for row in task.metadata["matrix"]]
-        if op in ("determinant", "rank"):
+        if op == "rank":
+            return _verify_rank(matrix, text)
+        if op == "determinant":
             value = parse_rational(text)
             if value is None:
                 return Verdict.bad_format(f"could not read {text[:60]!r} as an exact number")
@@ -346,7 +575,9 @@ class LinearAlgebra(Family):
 
     def mutated_responses(self, task: Task, rng: np.random.Generator) -> list[str]:
         op = task.metadata["operation"]
-        if op in ("determinant", "rank"):
+        if op == "rank":
+            return [f"<answer>{r}</answer>" for r in _rank_near_misses(task)]
+        if op == "determinant":
             value = Fraction(task.answer)
             return [f"<answer>{format_rational(v)}</answer>" for v in (value + 1, -value - 1, value * 2 + 1)]
         given = parse_matrix(task.answer)
@@ -385,3 +616,55 @@ def _check_basis(matrix: Matrix, vectors: Matrix, matrix_rank: int, shown: str) 
     if rank(vectors)[0] != nullity:
         return Verdict.wrong("the vectors are linearly dependent", parsed=shown)
     return Verdict.right(parsed=shown)
+
+
+def _verify_rank(matrix: Matrix, text: str) -> Verdict:
+    certificate = parse_certificate(text)
+    if isinstance(certificate, str):
+        return Verdict.bad_format(certificate)
+    shown = format_certificate(certificate)
+    problem = check_certificate(matrix, certificate)
+    return Verdict.right(parsed=shown) if problem is None else Verdict.wrong(problem, parsed=shown)
+
+
+def _rank_near_misses(task: Task) -> list[str]:
+    """Certificates that look right and are not: a wrong rank with a certificate fitted to it, a
+    singular submatrix, a wrong determinant, a vector outside the kernel, a dependent kernel."""
+    matrix = [[Fraction(x) for x in row] for row in task.metadata["matrix"]]
+    good, _ = rank_certificate(matrix)
+    n, r = len(matrix[0]), good.rank
+    kernel = [list(v) for v in good.kernel]
+    out = [str(r)]  # a bare rank: a format error
+    if r < n:  # one more row and column (their submatrix is singular), one kernel vector fewer
+        rows = sorted({*good.rows, next(i for i in range(1, n + 1) if i not in good.rows)})
+        columns = sorted({*good.columns, next(j for j in range(1, n + 1) if j not in good.columns)})
+        value = determinant([[matrix[i - 1][j - 1] for j in columns] for i in rows])[0]
+        out.append(
+            format_certificate(RankCertificate(r + 1, tuple(rows), tuple(columns), value, good.kernel[1:]))
+        )
+    else:  # one row and column fewer, and a row of A offered as a kernel vector
+        rows, columns = good.rows[:-1], good.columns[:-1]
+        value = (
+            determinant([[matrix[i - 1][j - 1] for j in columns] for i in rows])[0] if rows else Fraction(1)
+        )
+        out.append(format_certificate(RankCertificate(r - 1, rows, columns, value, (tuple(matrix[0]),))))
+    out.append(format_certificate(replace(good, determinant=good.determinant + 1)))
+    if kernel:
+        bumped = [list(v) for v in kernel]
+        bumped[0][0] += 1  # A e_1 is A's first column, never zero: no longer in the kernel
+        out.append(format_certificate(replace(good, kernel=tuple(map(tuple, bumped)))))
+        dependent = [*kernel[:-1], [2 * x for x in kernel[0]]] if len(kernel) > 1 else [[Fraction(0)] * n]
+        out.append(format_certificate(replace(good, kernel=tuple(map(tuple, dependent)))))
+    if singular := _singular_minor(matrix, r):
+        out.append(format_certificate(replace(good, rows=singular[0], columns=singular[1])))
+    return out
+
+
+def _singular_minor(matrix: Matrix, size: int) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """The first rows and columns (numbered from 1) whose size x size submatrix is singular."""
+    n_rows, n_cols = len(matrix), len(matrix[0])
+    for rows in combinations(range(1, n_rows + 1), size):
+        for columns in combinations(range(1, n_cols + 1), size):
+            if determinant([[matrix[i - 1][j - 1] for j in columns] for i in rows])[0] == 0:
+                return rows, columns
+    return None

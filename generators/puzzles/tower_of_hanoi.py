@@ -473,18 +473,19 @@ class TowerOfHanoi(Family):
         n, pegs = knobs.disks, knobs.pegs
         for _ in range(2000):
             rule = RULES[int(rng.integers(len(RULES)))] if knobs.rule == "mixed" else knobs.rule
+            if knobs.start == "tower" and rule == "standard" and pegs in (3, 4):
+                # the closed form: the whole task depends on (disks, pegs) alone (and the
+                # standard rule draws nothing, so skipping allowed_moves keeps the stream)
+                prompt, answer, metadata = _whole_tower(n, pegs)
+                if knobs.min_length <= metadata["optimal_length"] <= knobs.max_length:
+                    return TaskDraft(prompt=prompt, answer=answer, metadata=dict(metadata))
+                continue
             moves = allowed_moves(rule, pegs, rng)
             if knobs.start == "tower":
                 start, goal = (0,) * n, (pegs - 1,) * n
             else:
                 start = tuple(int(x) for x in rng.integers(0, pegs, n))
                 goal = tuple(int(x) for x in rng.integers(0, pegs, n))
-            if knobs.start == "tower" and rule == "standard" and pegs in (3, 4):
-                # the closed form: the whole task depends on (disks, pegs) alone
-                prompt, answer, metadata = _whole_tower(n, pegs)
-                if knobs.min_length <= metadata["optimal_length"] <= knobs.max_length:
-                    return TaskDraft(prompt=prompt, answer=answer, metadata=dict(metadata))
-                continue
             start_id, goal_id = _encode(start, pegs), _encode(goal, pegs)
             found, expanded = shortest_plan(n, pegs, moves, start_id, goal_id, knobs.max_length)
             if found is None or not knobs.min_length <= len(found) <= knobs.max_length:

@@ -840,7 +840,27 @@ def _program_equivalence_exploits(task: Task, answer: str) -> list[tuple[str, st
     ]
 
 
+def _rank_exploits(task: Task, answer: str) -> list[tuple[str, str]]:
+    """A rank without its proof, or with proofs that need no reading of A."""
+    if task.metadata["operation"] != "rank":
+        return []
+    n = len(task.metadata["matrix"])
+    everything = ", ".join(map(str, range(1, n + 1)))
+    zeros = "[" + ", ".join("[" + ", ".join(["0"] * n) + "]" for _ in range(n - 1)) + "]"
+    return [
+        ("bare-rank", str(task.metadata["rank"])),
+        ("rank-only-field", f"rank {task.metadata['rank']}"),
+        (
+            "full-rank-determinant-one",
+            f"rank {n}; rows {everything}; columns {everything}; determinant 1; kernel []",
+        ),
+        ("rank-one-zero-kernel", f"rank 1; rows 1; columns 1; determinant 1; kernel {zeros}"),
+        ("the-prompt-example", re.search(r"<answer>(.*?)</answer>", task.prompt).group(1)),
+    ]
+
+
 _CERTIFICATE_EXPLOITS = {
+    "linear_algebra": _rank_exploits,
     "natural_deduction": _nd_exploits,
     "resolution_refutation": _resolution_exploits,
     "equational_proof": _equational_exploits,

@@ -192,6 +192,9 @@ def _calculus_text(task: Task, answer: str) -> list[str]:
 
 
 def _linear_algebra(task: Task, answer: str) -> list[str]:
+    """Matrices without spaces; a rank certificate's fields one per line (the prompt's alternative)."""
+    if task.metadata["operation"] == "rank":
+        return [answer.replace("; ", "\n")]
     return [re.sub(r"\s+", "", answer)] if answer.startswith("[") else []
 
 
@@ -298,7 +301,11 @@ PROFILES: dict[str, Profile] = {
     "game_2048": Profile(answers="any", plan_length=True, notes="the budget is the fewest moves that win"),
     "hidden_function": Profile(rewrites=_hidden_function),
     "mastermind": Profile(),
-    "minesweeper": Profile(answers="any"),
+    "minesweeper": Profile(
+        ordered=False,
+        rewrites=_reversed_items(r"\s*,\s*(?=\()", ", "),
+        notes="the exact set of certainly safe cells, in any order",
+    ),
     "number_guessing": Profile(numeric=True),
     "twenty_questions": Profile(),
     # --- logic

@@ -297,3 +297,42 @@ def test_markdown_around_the_whole_answer_is_not_part_of_it(response: str) -> No
 )
 def test_markdown_stripping_never_eats_the_answer(response: str, expected: str) -> None:
     assert extract_answer(response).text == expected
+
+
+GRID = "3142\n4213\n2431\n1324"
+
+
+@pytest.mark.parametrize(
+    "response,expected",
+    [
+        (f"Answer:\n{GRID}", GRID),
+        (f"Some reasoning.\n\n**Final answer:**\n\n{GRID}\n", GRID),
+        (f"The answer is:\n{GRID}", GRID),
+        (f"Answer:\n```\n{GRID}\n```", GRID),  # a fence around the whole block is markdown
+        ("Answer:\n7\nAnswer:\n7", "7"),
+        ("Answer:\n<answer>7</answer>", "7"),  # the label introduces the tag
+        ("Answer:\nthe grid follows\n<answer>7</answer>", "7"),  # prose around a tag is prose
+    ],
+)
+def test_a_block_below_a_bare_answer_label_is_the_answer(response: str, expected: str) -> None:
+    extraction = extract_answer(response)
+    assert extraction.text == expected, extraction
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "Answer:\n7\nAnswer:\n8",  # two blocks
+        "Answer:\n7\n\nAnswer: 8",  # a block, then an answer line
+        "Answer: 8\nAnswer:\n7",  # an answer line, then a block
+    ],
+)
+def test_a_block_and_a_different_answer_are_two_final_answers(response: str) -> None:
+    extraction = extract_answer(response)
+    assert extraction.text is None and "several" in str(extraction.error), extraction
+
+
+def test_a_block_keeps_the_words_after_the_answer() -> None:
+    # read as part of the answer, so a family parser (which consumes its whole answer) refuses it
+    assert extract_answer(f"Answer:\n{GRID}\nHope this helps").text == f"{GRID}\nHope this helps"
+    assert extract_answer("```\nAnswer:\n```\nno label outside the code").text is None

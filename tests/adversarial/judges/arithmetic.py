@@ -1,4 +1,5 @@
-"""Judges for countdown, linear Diophantine equations, null spaces and hidden polynomials."""
+"""Judges for countdown, linear Diophantine equations, null spaces, rank certificates and hidden
+polynomials."""
 
 from __future__ import annotations
 
@@ -187,6 +188,8 @@ def _nullspace_vectors(text: str) -> list[list[Fraction]]:
 @judge("linear_algebra")
 def _linear_algebra(task: Task, text: str) -> bool | None:
     meta = task.metadata
+    if meta["operation"] == "rank":
+        return _rank_certificate_holds(meta["matrix"], text)
     if meta["operation"] != "nullspace":
         return None  # a unique value: the profile covers it
     import sympy
@@ -201,15 +204,93 @@ def _linear_algebra(task: Task, text: str) -> bool | None:
     return basis.rank() == len(vectors) == matrix.cols - matrix.rank()
 
 
+_RANK_FIELD = re.compile(r"\s*(rank|rows|columns|determinant|kernel):?\s+(\S.*?)\s*", re.DOTALL)
+
+
+def _rank_certificate_holds(rows_of_a: list[list[int]], text: str) -> bool:
+    """``rank r; rows ..; columns ..; determinant d; kernel [[..]]`` (fields separated by
+    semicolons or lines, any order): the r x r minor at those rows and columns (in A's order) is
+    d != 0, and the kernel holds n - r independent vectors with A x = 0 (sympy throughout)."""
+    import sympy
+
+    fields: dict[str, str] = {}
+    for part in filter(str.strip, re.split(r"[;\n]", text)):
+        match = _RANK_FIELD.fullmatch(part)
+        if match is None or match[1] in fields:
+            return False
+        fields[match[1]] = match[2]
+    if len(fields) != 5:
+        return False
+    matrix = sympy.Matrix(rows_of_a)
+    r = int(fields["rank"])
+    rows = [int(i) - 1 for i in fields["rows"].split(",")] if r else []
+    columns = [int(j) - 1 for j in fields["columns"].split(",")] if r else []
+    if not (len(rows) == len(set(rows)) == len(columns) == len(set(columns)) == r):
+        return False
+    if not all(0 <= i < matrix.rows for i in rows) or not all(0 <= j < matrix.cols for j in columns):
+        return False
+    claimed = Fraction(fields["determinant"])
+    minor = matrix.extract(sorted(rows), sorted(columns)).det() if r else 1
+    if minor == 0 or minor != sympy.Rational(claimed.numerator, claimed.denominator):
+        return False
+    listed = ast.parse(fields["kernel"], mode="eval").body
+    if not isinstance(listed, ast.List) or not all(isinstance(v, ast.List) for v in listed.elts):
+        return False
+    kernel = _nullspace_vectors(fields["kernel"])
+    if len(kernel) != matrix.cols - r:
+        return False
+    if not kernel:
+        return True
+    basis = sympy.Matrix([[sympy.Rational(x.numerator, x.denominator) for x in v] for v in kernel]).T
+    return basis.rows == matrix.cols and all(x == 0 for x in matrix * basis) and basis.rank() == len(kernel)
+
+
 @others("linear_algebra")
 def _other_bases(task: Task) -> list[str]:
-    """Another basis: the reference vectors with the first one added to the others, and scaled."""
+    """Another null space basis: the reference vectors with the first one added to the others,
+    and scaled; another rank certificate: another nonsingular minor and sympy's kernel basis."""
+    if task.metadata["operation"] == "rank":
+        return _other_rank_certificates(task.metadata["matrix"])
     if task.metadata["operation"] != "nullspace":
         return []
     vectors = _nullspace_vectors(str(task.answer))
     mixed = [vectors[0]] + [[a + b for a, b in zip(v, vectors[0], strict=True)] for v in vectors[1:]]
     scaled = [[-2 * x for x in v] for v in vectors]
     return [_render_rows(mixed), _render_rows(scaled)]
+
+
+def _other_rank_certificates(rows_of_a: list[list[int]]) -> list[str]:
+    """The last nonsingular minor in sympy's order (rows listed backwards), with sympy's kernel
+    basis halved and mixed; and the first minor with the basis tripled, fields one per line."""
+    import sympy
+
+    matrix = sympy.Matrix(rows_of_a)
+    r, n = matrix.rank(), matrix.cols
+    minors = [
+        (rows, columns)
+        for rows in itertools.combinations(range(matrix.rows), r)
+        for columns in itertools.combinations(range(n), r)
+        if matrix.extract(list(rows), list(columns)).det() != 0
+    ]
+    basis = [[Fraction(int(x.p), int(x.q)) for x in v] for v in matrix.nullspace()]
+    halved = [
+        [x / 2 + (y if i else 0) for x, y in zip(v, basis[0], strict=True)] for i, v in enumerate(basis)
+    ]
+    out = []
+    for (rows, columns), kernel, separator, order in (
+        (minors[-1], halved, "; ", reversed),
+        (minors[0], [[3 * x for x in v] for v in basis], "\n", list),
+    ):
+        value = matrix.extract(list(rows), list(columns)).det()
+        fields = [
+            f"rank {r}",
+            f"rows {', '.join(str(i + 1) for i in order(rows))}",
+            f"columns {', '.join(str(j + 1) for j in columns)}",
+            f"determinant {value}",
+            f"kernel {_render_rows(kernel)}",
+        ]
+        out.append(separator.join(fields))
+    return out
 
 
 def _render_rows(rows: list[list[Fraction]]) -> str:

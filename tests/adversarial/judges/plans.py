@@ -19,8 +19,14 @@ from ._registry import judge, others
 
 @judge("minesweeper")
 def _minesweeper(task: Task, text: str) -> bool:
-    row, col = map(int, re.fullmatch(r"\s*\(\s*(\d+)\s*,\s*(\d+)\s*\)\s*", text).groups())
-    return (row, col) in _safe_cells(task)
+    """The named cells, in any order, are exactly the cells z3 proves mine-free."""
+    cells = [(int(r), int(c)) for r, c in _MINESWEEPER_CELL.findall(text)]
+    if _MINESWEEPER_CELL.sub("", text).strip(" ,\n") or len(set(cells)) != len(cells):
+        raise ValueError(text)  # text other than cells and commas, or a cell named twice
+    return set(cells) == _safe_cells(task)
+
+
+_MINESWEEPER_CELL = re.compile(r"\(\s*(\d+)\s*,\s*(\d+)\s*\)")
 
 
 @lru_cache(maxsize=128)
@@ -54,7 +60,14 @@ def _safe_cells(task: Task) -> frozenset[tuple[int, int]]:
 
 @others("minesweeper")
 def _other_safe_cells(task: Task) -> list[str]:
-    return [f"({r}, {c})" for r, c in sorted(_safe_cells(task))[:3]]
+    """The same set in other orders and spacings (the set is the only right answer)."""
+    cells = sorted(_safe_cells(task))
+    shown = [f"({r}, {c})" for r, c in cells]
+    return [
+        ", ".join(reversed(shown)),
+        ",".join(f"({r},{c})" for r, c in cells),
+        "\n".join(shown[1:] + shown[:1]),
+    ]
 
 
 def _moves(text: str, pattern: str) -> list[tuple[str, ...]]:
