@@ -136,37 +136,39 @@ BRUTE_SORT_PAIRS = Template("""def solve(data):
 
 # ============================================================================ interval_scheduling
 
-INTERVALS_GREEDY = Template("""def solve(data):
+# both references read the intervals and sort them by their end first
+INTERVALS_HEAD = """def solve(data):
     tokens = data.split()
     n = int(tokens[0])
     spans = []
     for i in range(n):
         spans.append((int(tokens[1 + 2 * i]), int(tokens[2 + 2 * i])))
     spans.sort(key=lambda s: s[1])
-    count = 0
+"""
+
+INTERVALS_GREEDY = Template(
+    INTERVALS_HEAD
+    + """    count = 0
     free = None
     for start, end in spans:
         if free is None or start >= free:
             count += 1
             free = $free
     return str($result)
-""")
+"""
+)
 
-INTERVALS_LENGTH = Template("""from bisect import bisect_right
-def solve(data):
-    tokens = data.split()
-    n = int(tokens[0])
-    spans = []
-    for i in range(n):
-        spans.append((int(tokens[1 + 2 * i]), int(tokens[2 + 2 * i])))
-    spans.sort(key=lambda s: s[1])
-    ends = [end for start, end in spans]
+INTERVALS_LENGTH = Template(
+    "from bisect import bisect_right\n"
+    + INTERVALS_HEAD
+    + """    ends = [end for start, end in spans]
     best = [0]
     for start, end in spans:
         before = bisect_right(ends, $latest)
         best.append(max(best[-1], best[before] + end - start))
     return str(best[-1])
-""")
+"""
+)
 
 INTERVAL_GOALS = {
     "count": "the largest number of pairwise compatible intervals",
@@ -261,13 +263,18 @@ def _interval_brute(params: Params) -> str:
 
 # ============================================================================ shortest_path
 
-SHORTEST_PATH = Template("""def solve(data):
+# the reference and the brute force read the graph alike; $edges adds each edge to adj
+PATH_HEAD = """def solve(data):
     tokens = data.split()
     n, m = int(tokens[0]), int(tokens[1])
     adj = [[] for _ in range(n)]
     for i in range(m):
         u, v, w = int(tokens[2 + 3 * i]), int(tokens[3 + 3 * i]), int(tokens[4 + 3 * i])
-$edges    dist = [None] * n
+$edges"""
+
+SHORTEST_PATH = Template(
+    PATH_HEAD
+    + """    dist = [None] * n
     dist[$source] = 0
     done = [False] * n
     for _ in range(n):
@@ -280,7 +287,8 @@ $edges    dist = [None] * n
             reach = $reach
             dist[v] = reach if dist[v] is None else min(dist[v], reach)
     return str(-1 if dist[$target] is None else dist[$target])
-""")
+"""
+)
 
 GRAPHS = ("directed", "reversed", "undirected")
 
@@ -382,13 +390,9 @@ def tests_shortest_path(params: Params, rng: np.random.Generator, size: int) -> 
     return out
 
 
-BRUTE_SHORTEST_PATH = Template("""def solve(data):
-    tokens = data.split()
-    n, m = int(tokens[0]), int(tokens[1])
-    adj = [[] for _ in range(n)]
-    for i in range(m):
-        u, v, w = int(tokens[2 + 3 * i]), int(tokens[3 + 3 * i]), int(tokens[4 + 3 * i])
-$edges    best = [None]
+BRUTE_SHORTEST_PATH = Template(
+    PATH_HEAD
+    + """    best = [None]
     on_path = [False] * n
 
     def walk(u, cost):
@@ -406,7 +410,8 @@ $edges    best = [None]
 
     walk($source, 0)
     return str(-1 if best[0] is None else best[0])
-""")
+"""
+)
 
 
 def _path_brute(params: Params) -> str:
