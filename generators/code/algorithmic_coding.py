@@ -28,9 +28,9 @@ reference (constants +-1, swapped operators; the parameters are literal constant
 reference, so their neighbours are among the mutants) are run in-process (the references use
 bounded ``for`` loops only, so every mutant terminates) and the suite must kill at least
 ``MIN_MUTATION_SCORE`` of them; the score is stored in ``metadata``. Generation therefore costs
-more than plain generation: about 165 / 145 / 45 tasks per CPU-second at levels 1 / 5 / 10 (one
-core; edit_distance at level 10 about 10/s, the slowest kind), dominated by running the
-reference and the mutants on the large tests.
+more than plain generation: about 160 / 135 / 40 tasks per CPU-second at levels 1 / 5 / 10 (one
+core, ``benchmarks/generation.py``; edit_distance at level 10 about 10/s, the slowest kind),
+dominated by running the reference and the mutants on the large tests.
 
 Weak solver: a brute-force programmer (``_algorithms.brute_force``): correct but exponential
 programs following the task's parameters (every subset, every simple path, recursion without a
