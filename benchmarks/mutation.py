@@ -495,6 +495,11 @@ def sql_mutants(sql: str, depts: tuple[str, ...], cities: tuple[str, ...]) -> li
         elif token.upper() == "SUM":
             add("aggregate swapped", swap("MAX"))
             add("aggregate swapped", swap("AVG"))
+        elif token.upper() == "AVG":
+            add("aggregate swapped", swap("SUM"))
+            add("aggregate swapped", swap("MAX"))
+        elif token.upper() == "COUNT":
+            add("aggregate swapped", swap("SUM"))
         elif token.upper() in ("ASC", "DESC"):
             add("order direction flipped", swap("DESC" if token.upper() == "ASC" else "ASC"))
         elif token.startswith("'"):
@@ -527,7 +532,34 @@ def sql_mutants(sql: str, depts: tuple[str, ...], cities: tuple[str, ...]) -> li
         "COUNT(*) counts distinct names",
         sql.replace("COUNT(*)", "COUNT(DISTINCT e.name)" if " e " in sql else "COUNT(DISTINCT name)"),
     )
-    add("LEFT JOIN for JOIN", sql.replace(" JOIN ", " LEFT JOIN "))
+    if " LEFT JOIN " in sql:
+        add("JOIN for LEFT JOIN", sql.replace(" LEFT JOIN ", " JOIN "))
+        add("COUNT(*) for COUNT(column)", re.sub(r"COUNT\(e\.\w+\)", "COUNT(*)", sql))
+        on = re.search(r" ON (\S+ = \S+) AND (.*?)(?= WHERE | GROUP BY |$)", sql)
+        if on:  # the right table's condition moved from ON to WHERE
+            tail = sql[on.end() :]
+            if tail.startswith(" WHERE "):
+                tail = f" WHERE {on.group(2)} AND {tail[len(' WHERE ') :]}"
+            else:
+                tail = f" WHERE {on.group(2)}{tail}"
+            add("ON term moved to WHERE", f"{sql[: on.start()]} ON {on.group(1)}{tail}")
+    else:
+        add("LEFT JOIN for JOIN", sql.replace(" JOIN ", " LEFT JOIN "))
+    add("IS NULL negated", sql.replace(" IS NULL", " IS NOT NULL"))
+    add("ROUND dropped", re.sub(r"ROUND\((AVG\([^)]*\))\)", r"\1", sql))
+    add("CAST for ROUND", re.sub(r"ROUND\((AVG\([^)]*\))\)", r"CAST(\1 AS INTEGER)", sql))
+    add("DISTINCT dropped", sql.replace("COUNT(DISTINCT ", "COUNT("))
+    add(
+        "IN negated",
+        re.sub(r" NOT IN \(| IN \(", lambda m: " IN (" if "NOT" in m.group() else " NOT IN (", sql),
+    )
+    add("BETWEEN negated", sql.replace(" BETWEEN ", " NOT BETWEEN "))
+    for listed in re.finditer(r"\((\'[^)]*)\)", sql):
+        items = listed.group(1).split(", ")
+        for k in range(len(items)):
+            if len(items) > 1:
+                rest = ", ".join(items[:k] + items[k + 1 :])
+                add("IN list item dropped", sql[: listed.start(1)] + rest + sql[listed.end(1) :])
     return [(op, text) for text, op in out.items()]
 
 
@@ -540,13 +572,10 @@ def random_database(
 ) -> dict[str, list[list[Any]]]:
     """A database meeting the prompt's promises (no NULLs, every employee's department exists),
     drawn here: any number of departments and employees (none included), cities shared by
-    several departments, repeated names, and salaries/ages on, next to and far from every
-    constant of the queries."""
+    several departments, repeated names, salaries/ages/budgets on, next to and far from every
+    constant of the queries, and sometimes one department's staff copied into another (ties)."""
     chosen = sorted(rng.choice(len(depts), size=int(rng.integers(1, len(depts) + 1)), replace=False))
-    departments = [
-        [depts[int(i)], cities[int(rng.integers(len(cities)))], int(rng.integers(0, 20)) * 500]
-        for i in chosen
-    ]
+    departments = [[depts[int(i)], cities[int(rng.integers(len(cities)))], 0] for i in chosen]
     people: list[str] = []
     employees = []
 
@@ -567,6 +596,14 @@ def random_database(
         people.append(name)
         dept = departments[int(rng.integers(len(departments)))][0]
         employees.append([i + 1, name, dept, value(0, 15000), value(16, 80)])
+    for department in departments:
+        department[2] = value(0, 10000)
+    if len(departments) > 1 and rng.random() < 0.3:  # a department's staff copied into another: ties
+        source, target = (departments[int(i)][0] for i in rng.choice(len(departments), 2, replace=False))
+        copies = [
+            [0, name, target, salary, age] for _, name, dept, salary, age in employees if dept == source
+        ]
+        employees = [[i + 1, *row[1:]] for i, row in enumerate(employees + copies)]
     return {"departments": departments, "employees": employees}
 
 
@@ -587,7 +624,9 @@ class SqlFamily:
         m = self.module
         queries = [task.answer] + [mu.solution for mu in mutants]
         constants = sorted(_int_constants(*queries) - {0})
-        dbs = [random_database(rng, constants, m.DEPTS, m.CITIES, m.NAMES) for _ in range(300)]
+        # the prompt's departments and cities, and a few more (enough groups for any LIMIT)
+        depts, cities = m.DEPTS + m.MORE_DEPTS[:5], m.CITIES + m.MORE_CITIES[:4]
+        dbs = [random_database(rng, constants, depts, cities, m.NAMES) for _ in range(300)]
         results: list[list[Any]] = [[] for _ in queries]
         for db in dbs:
             conn = sqlite3.connect(":memory:")
