@@ -425,7 +425,7 @@ def _algorithmic_inputs(kind: str, rng: np.random.Generator, count: int) -> list
             out.append(f"{a}\n{b}")
         else:
             parts = sorted({int(v) for v in rng.integers(1, 8, size=int(rng.integers(1, 5)))})
-            total, p = int(rng.integers(0, 25)), int(rng.choice([1, 2, 7, 1000, 10**9 + 7]))
+            total, p = int(rng.integers(0, 25)), int(rng.choice([1, 2, 7, 1000, 10007]))
             out.append(f"{total} {p} {len(parts)}\n" + " ".join(map(str, parts)) + "\n")
     return out
 

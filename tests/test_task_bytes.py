@@ -57,11 +57,15 @@ def test_no_pins_for_unknown_families() -> None:
     assert not set(PINS_ON_FILE) - set(palaestra.families())
 
 
-def repin(every: bool) -> None:
+def repin(every: bool, names: list[str] | None = None) -> None:
+    """Pin the families whose version changed, or ``every`` one, or those in ``names`` (a
+    generator changed again before its new version was released)."""
     pins = {name: pin for name, pin in load_pins().items() if name in palaestra.families()}
+    for name in names or []:
+        palaestra.get(name)  # an unknown name is an error listing the registered ones
     for name in palaestra.families():
         version = palaestra.get(name).version
-        if every or pins.get(name, {}).get("version") != version:
+        if every or name in (names or []) or pins.get(name, {}).get("version") != version:
             pins[name] = {"version": version, "ids": task_ids(name)}
             print(f"pinned {name} v{version}")
     PINS.parent.mkdir(parents=True, exist_ok=True)
@@ -69,4 +73,5 @@ def repin(every: bool) -> None:
 
 
 if __name__ == "__main__":
-    repin(every="--all" in sys.argv[1:])
+    # python tests/test_task_bytes.py [--all] [FAMILY ...]
+    repin(every="--all" in sys.argv[1:], names=[a for a in sys.argv[1:] if not a.startswith("--")])

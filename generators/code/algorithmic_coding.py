@@ -1,22 +1,42 @@
-"""Algorithmic coding problems with mutation-validated hidden test suites.
+"""Algorithmic coding problems in many variants, with mutation-validated hidden test suites.
 
-Problem kinds (``_algorithms``): sorting with a compound key, interval scheduling, shortest paths
-(Dijkstra), edit distance (string DP), counting compositions modulo p. The agent writes
-``solve(data: str) -> str``; the verifier runs it in the shared sandbox on the hidden suite
-(edge cases, random, adversarial large inputs of ``size``) under ``time_limit_s`` for the whole
-suite, and compares outputs line by line (trailing whitespace ignored).
+Problem kinds (``_algorithms``), each in variants drawn per task from the seed (194 in all); the
+statement states every parameter and the examples shown use them:
+
+- sort_pairs (56): sort pairs by a or b, by the value, |value| or value mod k (k = 3..7), each
+  key ascending or descending, ties kept in input order;
+- interval_scheduling (18): the gap required between compatible intervals (0..5; 0: touching
+  intervals are compatible), and the goal: most intervals kept, fewest removed, or the largest
+  total length (a weighted DP, not the greedy);
+- shortest_path (24): directed from 0 to n-1, directed from n-1 to 0, or undirected; total cost
+  or bottleneck (smallest largest edge); a surcharge 0..3 added to every edge;
+- edit_distance (60): insertion, deletion and replacement costs 1..4 each (a replacement never
+  dearer than a deletion plus an insertion, where it would behave as that sum);
+- count_mod (36): ordered sequences, multisets or sets of parts; sum exactly T or at most T; the
+  number of parts unrestricted, even, odd, or r mod 3; modulo p.
+
+A program right for one variant is wrong for every task of any other variant of its kind: each
+suite holds the kind's fixed separators, on which any two variants differ (checked over every
+pair in the tests), so the best constant answer (one program sent to every task) scores about the
+share of a single variant. The agent writes ``solve(data: str) -> str``; the verifier runs it in
+the shared sandbox on the hidden suite (separators, edge cases, cases planted on the parameters,
+random, adversarial large inputs of ``size``) under ``time_limit_s`` for the whole suite, and
+compares outputs line by line (trailing whitespace ignored).
 
 Every suite is validated by mutation at generation time: all single-token mutants of the
-reference (constants +-1, swapped operators) are run in-process (the references use bounded
-``for`` loops only, so every mutant terminates) and the suite must kill at least
+reference (constants +-1, swapped operators; the parameters are literal constants of the
+reference, so their neighbours are among the mutants) are run in-process (the references use
+bounded ``for`` loops only, so every mutant terminates) and the suite must kill at least
 ``MIN_MUTATION_SCORE`` of them; the score is stored in ``metadata``. Generation therefore costs
-more than plain generation: about 120 tasks/s at level 5 (CPU time, one core), a few tasks/s for edit_distance at level 10 (the slowest kind),
-dominated by running the reference and the mutants on the large tests).
+more than plain generation: about 160 / 135 / 40 tasks per CPU-second at levels 1 / 5 / 10 (one
+core, ``benchmarks/generation.py``; edit_distance at level 10 about 10/s, the slowest kind),
+dominated by running the reference and the mutants on the large tests.
 
-Weak solver: a brute-force programmer (``_algorithms.BRUTE_FORCE``): correct but exponential
-programs (every subset, every simple path, recursion without a table; selection sort) whose step
-counter gives up past ``BRUTE_BUDGET`` steps for the suite, standing in for the time limit; the
-verifier runs them, so they pass small suites and fail as the large tests grow with the level.
+Weak solver: a brute-force programmer (``_algorithms.brute_force``): correct but exponential
+programs following the task's parameters (every subset, every simple path, recursion without a
+table; selection sort) whose step counter gives up past ``BRUTE_BUDGET`` steps for the suite,
+standing in for the time limit; the verifier runs them, so they pass small suites and fail as
+the large tests grow with the level.
 """
 
 from __future__ import annotations
@@ -31,7 +51,16 @@ from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.sandbox import Job
 
-from ._algorithms import BRUTE_BUDGET, BRUTE_FORCE, KINDS, REFERENCES, STATEMENTS, TESTS
+from ._algorithms import (
+    BRUTE_BUDGET,
+    KINDS,
+    SEPARATORS,
+    brute_force,
+    draw_variant,
+    hidden_tests,
+    reference,
+    statement,
+)
 from ._code_answer import extract_code
 from ._runner import failed_run, run_jobs
 from .bug_repair import line_edits
@@ -93,17 +122,19 @@ def solve(data):
 </answer>"""
 
 
-def _run_reference(kind: str) -> Any:
+def _compile(source: str) -> Any:
     namespace: dict[str, Any] = {}
-    exec(compile(REFERENCES[kind], f"<reference-{kind}>", "exec"), namespace)  # noqa: S102 - ours
+    exec(compile(source, "<reference>", "exec"), namespace)  # noqa: S102 - our own reference
     return namespace["solve"]
 
 
-def mutants(kind: str) -> list[str]:
-    """Every single-token mutant (constant +-1, swapped operator) of the reference."""
-    lines = REFERENCES[kind].split("\n")
+def mutants(source: str) -> list[str]:
+    """Every single-token mutant (constant +-1, swapped operator) of a reference, the lines
+    before ``def solve`` (imports) left alone."""
+    lines = source.split("\n")
+    first = next(i for i, line in enumerate(lines) if line.startswith("def solve")) + 1
     out: list[str] = []
-    for i in range(1, len(lines)):
+    for i in range(first, len(lines)):
         for edit in line_edits(lines[i], ("constant", "operator")):
             out.append("\n".join(lines[:i] + [edit] + lines[i + 1 :]))
     return out
@@ -119,9 +150,9 @@ def killed_by(source: str, tests: list[str], expected: list[str]) -> bool:
         return True
 
 
-def mutation_score(kind: str, tests: list[str], expected: list[str]) -> tuple[int, int]:
+def mutation_score(source: str, tests: list[str], expected: list[str]) -> tuple[int, int]:
     """(killed, total) over the reference's mutants."""
-    pool = mutants(kind)
+    pool = mutants(source)
     return sum(killed_by(m, tests, expected) for m in pool), len(pool)
 
 
@@ -131,7 +162,7 @@ def _norm(text: Any) -> Any:
     return "\n".join(line.rstrip() for line in text.strip().split("\n"))
 
 
-def _cost(kind: str, tests: list[str]) -> int:
+def _cost(kind: str, params: dict[str, Any], tests: list[str]) -> int:
     """Reference work estimate: elementary steps of the reference algorithm on every test."""
     total = 0
     for t in tests:
@@ -143,7 +174,7 @@ def _cost(kind: str, tests: list[str]) -> int:
             total += n * n + m
         elif kind == "count_mod":
             tokens = t.split()
-            total += (int(tokens[0]) + 1) * int(tokens[2])
+            total += (int(tokens[0]) + 1) * int(tokens[2]) * params["q"]
         else:
             n = int(t.split()[0])
             total += n * max(1, n.bit_length())
@@ -155,7 +186,11 @@ def _cost(kind: str, tests: list[str]) -> int:
     domain="code",
     knobs=AlgorithmicCodingKnobs,
     levels=LEVELS,
-    description="Write solve() for sorting, scheduling, shortest-path, string-DP and counting problems; mutation-validated hidden tests.",
+    description=(
+        "Write solve() for sorting, scheduling, shortest-path, string-DP and counting problems in "
+        "194 per-task variants; mutation-validated hidden tests."
+    ),
+    version=2,
     verifier_kind="sandbox execution (hidden tests, mutation-validated)",
 )
 class AlgorithmicCoding(Family):
@@ -165,36 +200,41 @@ class AlgorithmicCoding(Family):
 
     def generate(self, knobs: AlgorithmicCodingKnobs, rng: np.random.Generator) -> TaskDraft:
         kind = KINDS[int(rng.integers(len(KINDS)))] if knobs.kind == "any" else knobs.kind
-        solve = _run_reference(kind)
+        params = draw_variant(kind, rng)
+        source = reference(kind, params)
+        solve = _compile(source)
         for _ in range(5):
-            tests = TESTS[kind](rng, knobs.size)
+            tests = hidden_tests(kind, params, rng, knobs.size)
             expected = [_norm(solve(t)) for t in tests]
-            killed, total = mutation_score(kind, tests, expected)
+            killed, total = mutation_score(source, tests, expected)
             if killed >= MIN_MUTATION_SCORE * total:
                 break
         else:
             raise RuntimeError(f"no {kind} suite reached a mutation score of {MIN_MUTATION_SCORE}")
-        # one fixed edge case and the first (small) random case, so prompts differ per seed
-        shown = [2, len(tests) - 4]
+        # the first separator of the kind (where its variants differ), a small edge case and the
+        # first small random case, all with this task's parameters
+        separators = len(SEPARATORS[kind])
+        shown = [0, separators + 2, len(tests) - 4]
         examples = "".join(f"solve({tests[i]!r}) == {expected[i]!r}\n" for i in shown)
         return TaskDraft(
             prompt=PROMPT.format(
-                statement=STATEMENTS[kind],
+                statement=statement(kind, params),
                 examples=examples,
                 count=len(tests),
                 size=knobs.size,
                 limit=knobs.time_limit_s,
             ),
-            answer=REFERENCES[kind],
+            answer=source,
             metadata={
                 "kind": kind,
+                "params": params,
                 "tests": tests,
                 "expected": expected,
                 "mutants": total,
                 "mutants_killed": killed,
                 "mutation_score": killed / total,
-                "work": _cost(kind, tests),
-                "canonical_hash": content_hash([kind, tests]),
+                "work": _cost(kind, params, tests),
+                "canonical_hash": content_hash([kind, params, tests]),
             },
         )
 
@@ -242,11 +282,13 @@ class AlgorithmicCoding(Family):
         every simple path, plain recursion without a table; selection sort for sorting) whose
         step counter gives up past BRUTE_BUDGET steps, the stand-in for the time limit. The
         verifier runs it: it passes small suites and fails once the large tests outgrow it."""
-        return SolverRun(f"<answer>\n{BRUTE_FORCE[task.metadata['kind']]}</answer>", float(BRUTE_BUDGET))
+        meta = task.metadata
+        program = brute_force(meta["kind"], meta["params"])
+        return SolverRun(f"<answer>\n{program}</answer>", float(BRUTE_BUDGET))
 
     def mutated_responses(self, task: Task, rng: np.random.Generator) -> list[str]:
         meta = task.metadata
-        pool = mutants(meta["kind"])
+        pool = mutants(task.answer)
         order = [pool[int(i)] for i in rng.permutation(len(pool))]
         killed = [m for m in order if killed_by(m, meta["tests"], meta["expected"])][:3]
         out = [f"<answer>\n{m}</answer>" for m in killed]
