@@ -579,7 +579,12 @@ class LinearAlgebra(Family):
             return [f"<answer>{r}</answer>" for r in _rank_near_misses(task)]
         if op == "determinant":
             value = Fraction(task.answer)
-            return [f"<answer>{format_rational(v)}</answer>" for v in (value + 1, -value - 1, value * 2 + 1)]
+            # distinct and all different from the value (value + 1 and -value - 1 meet at -1/2
+            # and -1 gives 0 twice): the first three of these that differ from it
+            others = dict.fromkeys(
+                v for v in (value + 1, value - 1, -value, value + 2, 2 * value) if v != value
+            )
+            return [f"<answer>{format_rational(v)}</answer>" for v in list(others)[:3]]
         given = parse_matrix(task.answer)
         assert given is not None
         bumped = [list(row) for row in given]
@@ -592,13 +597,16 @@ class LinearAlgebra(Family):
         if op == "nullspace":
             responses.append(format_matrix([*given, given[0]]))  # dependent: one vector too many
             responses.append(format_matrix([[x + 1 for x in row] for row in given]))
+            responses.append(format_matrix([[0] * len(given[0]), *given[1:]]))  # a zero vector
         else:
             responses.append(
                 format_matrix([list(row) for row in zip(*given, strict=True)])
                 if given != [list(r) for r in zip(*given, strict=True)]
                 else format_matrix([[-x for x in row] for row in given])
             )
-        return [f"<answer>{r}</answer>" for r in responses]
+        # a shifted basis can still span the null space (x + 1 may lie in it): only wrong ones
+        out = [f"<answer>{r}</answer>" for r in dict.fromkeys(responses)]
+        return [r for r in out if not self.verify(task, r).correct]
 
 
 def _check_basis(matrix: Matrix, vectors: Matrix, matrix_rank: int, shown: str) -> Verdict:
