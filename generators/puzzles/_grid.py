@@ -58,3 +58,20 @@ def square_maps(n: int) -> list[list[int]]:
                     out.append(r * n + c)
                 maps.append(out)
     return maps
+
+
+def settle_count(
+    values: list[int], cells: list[int], count: int, on: int, unknown: int
+) -> tuple[bool, list[int], bool | None]:
+    """The counting rule of "exactly ``count`` of ``cells`` are ``on``" (a light_up number, a
+    tents line): (still possible, the cells not yet decided, whether they must all be on
+    (``True``), all be off (``False``) or neither is forced (``None``))."""
+    placed = sum(1 for c in cells if values[c] == on)
+    open_cells = [c for c in cells if values[c] == unknown]
+    if placed > count or placed + len(open_cells) < count:
+        return False, open_cells, None
+    if open_cells and placed == count:
+        return True, open_cells, False
+    if open_cells and placed + len(open_cells) == count:
+        return True, open_cells, True
+    return True, open_cells, None

@@ -36,7 +36,7 @@ from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.constraints import read_grid
 from palaestra.verifiers.extract import extract_answer
 
-from ._grid import square_maps
+from ._grid import settle_count, square_maps
 
 MAX_ATTEMPTS = 1000
 MAX_CHARS = 5000
@@ -185,16 +185,12 @@ class LightUpSolver:
             while True:
                 changed: list[int] = []
                 for k, near in self.numbers:
-                    bulbs = sum(1 for c in near if cells[c] == BULB)
-                    open_cells = [c for c in near if cells[c] == UNKNOWN]
-                    if bulbs > k or bulbs + len(open_cells) < k:
+                    possible, open_cells, all_bulbs = settle_count(cells, near, k, BULB, UNKNOWN)
+                    if not possible:
                         return False
-                    if open_cells and bulbs == k:
+                    if all_bulbs is not None:
                         for c in open_cells:
-                            self._set(state, c, DARK, changed)
-                    elif open_cells and bulbs + len(open_cells) == k:
-                        for c in open_cells:
-                            self._set(state, c, BULB, changed)
+                            self._set(state, c, BULB if all_bulbs else DARK, changed)
                 for cell in self.whites:
                     h, v = where[cell]
                     if run_lit[h] or run_lit[v]:

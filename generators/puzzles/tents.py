@@ -35,7 +35,7 @@ from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
 
-from ._grid import read_binary_grid, square_maps
+from ._grid import read_binary_grid, settle_count, square_maps
 
 MAX_ATTEMPTS = 500
 MAX_CHARS = 5000
@@ -187,18 +187,16 @@ class TentsSolver:
             while True:
                 changed: list[int] = []
                 for count, cells in self.lines:
-                    tents = sum(1 for c in cells if state[c] == TENT)
-                    open_cells = [c for c in cells if state[c] == UNKNOWN]
-                    if tents > count or tents + len(open_cells) < count:
+                    possible, open_cells, all_tents = settle_count(state, cells, count, TENT, UNKNOWN)
+                    if not possible:
                         return False
-                    if open_cells and tents == count:
+                    if all_tents is not None:
                         for c in open_cells:
-                            self._set(state, c, EMPTY, changed)
-                    elif open_cells and tents + len(open_cells) == count:
-                        for c in open_cells:
-                            self._set(state, c, TENT, changed)
+                            self._set(state, c, TENT if all_tents else EMPTY, changed)
                     elif open_cells and strong:
-                        self._capacity(state, cells, count - tents, changed)
+                        self._capacity(
+                            state, cells, count - sum(1 for c in cells if state[c] == TENT), changed
+                        )
                 for cells in self.tree_cells:
                     options = [c for c in cells if state[c] != EMPTY]
                     if not options:
