@@ -5,8 +5,9 @@
     app = create_openenv_app("palaestra/Nim-v0", max_sessions=256)   # uvicorn app
 
 The wire format is OpenEnv's: ``POST /reset {"seed", "episode_id", "options"}`` and
-``POST /step {"action": {"message": TEXT}, "episode_id"}`` answer ``{"observation": {...},
-"reward", "done", "metadata"}``; ``GET /state?episode_id=`` answers ``{"episode_id",
+``POST /step {"action": {"message": TEXT}, "episode_id"}`` answer OpenEnv's
+``ResetResponse``/``StepResponse``: ``{"observation": {"text", "done", "reward", "metadata"},
+"reward", "done"}``, the episode id in ``observation["metadata"]["episode_id"]``; ``GET /state?episode_id=`` answers ``{"episode_id",
 "step_count", ...}``; ``/ws`` takes ``{"type": "reset"|"step"|"state"|"close", "data": {...}}``
 and answers ``{"type": "observation"|"state"|"error", "data": {...}}``, one env per connection.
 
@@ -93,8 +94,9 @@ class _Session:
 
 
 def _result(text: str, reward: float | None, done: bool, metadata: dict[str, Any]) -> dict[str, Any]:
+    # OpenEnv's ResetResponse/StepResponse forbid extra keys: metadata lives in the observation
     observation = {"text": text, "done": done, "reward": reward, "metadata": metadata}
-    return {"observation": observation, "reward": reward, "done": done, "metadata": metadata}
+    return {"observation": observation, "reward": reward, "done": done}
 
 
 def _jsonable(info: Any) -> dict[str, Any]:

@@ -1,23 +1,31 @@
-"""palaestra envs behind OpenEnv's HTTP/WebSocket protocol.
+"""palaestra envs behind OpenEnv's HTTP/WebSocket protocol, checked with OpenEnv itself.
 
-OpenEnv itself (openenv-core) is not installed: it pulls gradio and a web stack far heavier than
-this test. The test is a faithful stand-in of OpenEnv's EnvClient: it sends the request bodies
-OpenEnv's server types define (ResetRequest {seed, episode_id}, StepRequest {action, ...},
-WS messages {"type": reset|step|state|close, "data"}) and checks the response shapes
-(ResetResponse/StepResponse {observation, reward, done, metadata}, State {episode_id,
-step_count}, WS {"type": observation|state|error, "data"}).
+openenv-core (in the dev extra) supplies both sides of the check: its server types
+(ResetRequest, ResetResponse, StepResponse, State, the WS messages; the response models forbid
+extra keys) validate every body the server sends, and its real ``GenericEnvClient`` plays whole
+episodes over the ``/ws`` socket against the server running under uvicorn on loopback.
 """
 
 from __future__ import annotations
 
 import pytest
+from fastapi.testclient import TestClient
+from openenv.core.env_server.types import (
+    ResetRequest,
+    ResetResponse,
+    State,
+    StepRequest,
+    StepResponse,
+    WSErrorResponse,
+    WSObservationResponse,
+    WSStateResponse,
+)
+from openenv.core.generic_client import GenericEnvClient
 
-pytest.importorskip("fastapi")
-pytest.importorskip("httpx")
-from fastapi.testclient import TestClient  # noqa: E402
+import palaestra
+from palaestra.integrations.openenv import create_openenv_app
 
-import palaestra  # noqa: E402
-from palaestra.integrations.openenv import create_openenv_app  # noqa: E402
+from .conftest import serve_on_loopback
 
 
 @pytest.fixture(scope="module")
@@ -34,15 +42,19 @@ def answer_for(seed: int) -> str:
 def test_http_sessions_reset_step_state(expression):
     assert expression.get("/health").json()["status"] == "healthy"
     assert set(expression.get("/schema").json()) == {"action", "observation", "state"}
-    first = expression.post("/reset", json={"seed": 5, "episode_id": "a"}).json()
-    other = expression.post("/reset", json={"seed": 6}).json()
-    assert set(first) == {"observation", "reward", "done", "metadata"} and first["done"] is False
-    assert "expression" in first["observation"]["text"]
-    other_id = other["metadata"]["episode_id"]
+    reset_body = ResetRequest(seed=5, episode_id="a").model_dump()
+    first = ResetResponse.model_validate(expression.post("/reset", json=reset_body).json())
+    other = ResetResponse.model_validate(expression.post("/reset", json={"seed": 6}).json())
+    assert first.done is False and first.reward is None
+    assert "expression" in first.observation["text"]
+    assert first.observation["metadata"]["episode_id"] == "a"
+    other_id = other.observation["metadata"]["episode_id"]
     assert other_id != "a"
-    stepped = expression.post("/step", json={"action": {"message": answer_for(5)}, "episode_id": "a"}).json()
-    assert stepped["reward"] == 1.0 and stepped["done"] is True
-    assert expression.get("/state", params={"episode_id": "a"}).json()["step_count"] == 1
+    step_body = StepRequest(action={"message": answer_for(5)}, episode_id="a").model_dump()
+    stepped = StepResponse.model_validate(expression.post("/step", json=step_body).json())
+    assert stepped.reward == 1.0 and stepped.done is True
+    state = State.model_validate(expression.get("/state", params={"episode_id": "a"}).json())
+    assert state.episode_id == "a" and state.step_count == 1
     assert (
         expression.get("/state", params={"episode_id": other_id}).json()["step_count"] == 0
     )  # sessions apart
@@ -54,7 +66,8 @@ def test_http_sessions_reset_step_state(expression):
 def test_stateless_step_rebuilds_the_episode_from_its_seed(expression):
     right = expression.post("/step", json={"action": {"message": answer_for(9)}, "seed": 9}).json()
     wrong = expression.post("/step", json={"action": {"message": "<answer>0.123</answer>"}, "seed": 9}).json()
-    assert (right["reward"], right["done"], wrong["reward"]) == (1.0, True, 0.0)
+    right, wrong = StepResponse.model_validate(right), StepResponse.model_validate(wrong)
+    assert (right.reward, right.done, wrong.reward) == (1.0, True, 0.0)
     assert expression.post("/step", json={"action": {"message": "x"}}).status_code == 422
 
 
@@ -62,16 +75,16 @@ def test_websocket_session_plays_a_game():
     client = TestClient(create_openenv_app("palaestra/Nim-v0", level=1))
     with client.websocket_connect("/ws") as ws:
         ws.send_json({"type": "reset", "data": {"seed": 0}})
-        reply = ws.receive_json()
-        assert reply["type"] == "observation" and "Nim" in reply["data"]["observation"]["text"]
+        reply = WSObservationResponse.model_validate(ws.receive_json())
+        assert "Nim" in reply.data["observation"]["text"]
         ws.send_json({"type": "step", "data": {"message": "take 1 from A"}})
-        assert ws.receive_json()["type"] == "observation"
+        WSObservationResponse.model_validate(ws.receive_json())
         ws.send_json({"type": "state"})
-        state = ws.receive_json()
-        assert state["type"] == "state" and state["data"]["step_count"] == 1
-        assert state["data"]["episode_id"] == reply["data"]["metadata"]["episode_id"]
+        state = State.model_validate(WSStateResponse.model_validate(ws.receive_json()).data)
+        assert state.step_count == 1
+        assert state.episode_id == reply.data["observation"]["metadata"]["episode_id"]
         ws.send_json({"type": "jump"})
-        assert ws.receive_json()["data"]["code"] == "UNKNOWN_TYPE"
+        assert WSErrorResponse.model_validate(ws.receive_json()).data["code"] == "UNKNOWN_TYPE"
         ws.send_json({"type": "close"})
 
 
@@ -81,3 +94,25 @@ def test_eviction_keeps_the_newest_sessions():
         client.post("/reset", json={"seed": 1, "episode_id": name})
     assert client.get("/state", params={"episode_id": "a"}).status_code == 404
     assert client.get("/state", params={"episode_id": "c"}).status_code == 200
+
+
+@pytest.fixture
+def live_server():
+    with serve_on_loopback(create_openenv_app("palaestra/Expression-v0")) as url:
+        yield url
+
+
+def test_openenv_generic_client_plays_episodes(live_server):
+    with GenericEnvClient(base_url=live_server).sync() as env:
+        opened = env.reset(seed=11)
+        assert opened.done is False and "expression" in opened.observation["text"]
+        result = env.step({"message": answer_for(11)})
+        assert (result.reward, result.done) == (1.0, True)
+        assert env.state()["step_count"] == 1
+        env.reset(seed=12)
+        wrong = env.step({"message": "<answer>1</answer> Answer: 2"})
+        assert (wrong.reward, wrong.done) == (0.0, True)
+        with pytest.raises(RuntimeError, match="episode is over"):
+            env.step({"message": answer_for(12)})  # no second try on a finished single-turn task
+        with pytest.raises(RuntimeError, match="message"):
+            env.step({"text": "not the action schema"})
