@@ -29,8 +29,15 @@ MAX_ATTEMPTS = 3
 
 
 def _response(query: str, prompt: str) -> str:
-    """OpenRLHF passes ``query`` = prompt + response (as decoded text): keep the response."""
-    return query[len(prompt) :] if query.startswith(prompt) else query
+    """OpenRLHF passes ``query`` = prompt + response as decoded text, left padding possibly first:
+    keep what follows the prompt. A query without its prompt raises: grading the whole query
+    would grade the prompt's text as part of the answer."""
+    at = query.find(prompt)
+    if at < 0:
+        raise ValueError(
+            f"a query does not contain its prompt, so its response cannot be told apart: {query[:80]!r}"
+        )
+    return query[at + len(prompt) :]
 
 
 def reward_func(queries: Sequence[str], prompts: Sequence[str], labels: Sequence[Any], **kwargs: Any) -> Any:

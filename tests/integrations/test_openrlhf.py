@@ -36,6 +36,12 @@ def test_reward_func_grades_the_response_part_of_each_query():
         [p + r for p, r in zip(prompts, responses, strict=True)], prompts, [r["extra_info"] for r in rows]
     )
     assert as_list(out["rewards"]) == [1.0, 0.0, 1.0, 1.0]
+    padded = ["<pad><pad>" + p + r for p, r in zip(prompts, responses, strict=True)]  # left padding kept
+    labels = [r["extra_info"] for r in rows]
+    assert as_list(reward_func(padded, prompts, labels)["rewards"]) == [1.0, 0.0, 1.0, 1.0]
+    # a query whose prompt was decoded differently is refused, never graded prompt and all
+    with pytest.raises(ValueError, match="does not contain its prompt"):
+        reward_func([responses[0]], [prompts[0]], [rows[0]["extra_info"]])
     with pytest.raises(ValueError, match="task record"):
         reward_func(prompts, prompts, [{"split": "train"}] * len(prompts))
 
