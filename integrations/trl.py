@@ -43,7 +43,9 @@ __all__ = [
     "curriculum_dataset",
     "curriculum_reward",
     "format_reward",
+    "game_dataset",
     "game_env_factory",
+    "game_rows",
     "make_reward",
     "palaestra_reward",
     "split_of",
@@ -300,8 +302,15 @@ class PalaestraGameEnv:
             seed = task.seed % 2**63
             if task.family == self.env.spec.kwargs.get("family"):
                 options["task"] = task
+        elif row.get("seed") is not None:
+            seed = int(row["seed"])
         else:
-            seed = int(row.get("seed", 0))
+            # Without a seed every rollout of the run would replay one episode: TRL's placeholder
+            # rows (train_dataset=None) carry nothing to tell the groups apart.
+            raise ValueError(
+                f"{self.env_id}: the dataset rows need a `seed` column (or a palaestra task record); "
+                "use palaestra.integrations.trl.game_dataset(n)"
+            )
         observation, _ = self.env.reset(seed=seed, options=options or None)
         self.total, self.done = 0.0, False
         return observation
@@ -324,6 +333,27 @@ class PalaestraGameEnv:
 
     def get_reward(self) -> float:
         return self.total
+
+
+def game_rows(n: int, *, seed: int = 0) -> list[dict[str, Any]]:
+    """``n`` rows for a :class:`PalaestraGameEnv` run: an empty user turn (``reset`` appends the
+    episode's opening to it) and a distinct episode ``seed`` per row, drawn from ``seed``; the
+    rows for ``n`` are the first ``n`` of the rows for any larger ``n``."""
+    if n < 1:
+        raise ValueError(f"n must be at least 1, got {n}")
+    rng = np.random.default_rng(np.random.SeedSequence([seed, *b"games"]))
+    seeds: dict[int, None] = {}  # insertion-ordered set: distinct seeds in draw order
+    while len(seeds) < n:
+        seeds[int(rng.integers(2**62))] = None
+    return [{"prompt": [{"role": "user", "content": ""}], "seed": s} for s in seeds]
+
+
+def game_dataset(n: int, *, seed: int = 0) -> Any:
+    """:func:`game_rows` as a ``datasets.Dataset``: ``GRPOTrainer(train_dataset=game_dataset(1000),
+    environment_factory=game_env_factory("palaestra/Nim-v0"))``."""
+    from datasets import Dataset
+
+    return Dataset.from_list(game_rows(n, seed=seed))
 
 
 def game_env_factory(env_id: str, **env_kwargs: Any) -> type[PalaestraGameEnv]:

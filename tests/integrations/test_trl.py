@@ -196,6 +196,64 @@ def test_game_env_factory_plays_a_game_through_its_move_tool():
     assert feedback.get_reward() == 1.0 and feedback.done
 
 
+def test_game_rows_seed_every_episode_and_refuse_seedless_rows():
+    from palaestra.integrations.trl import game_env_factory, game_rows
+
+    rows = game_rows(6, seed=2)
+    assert rows[:4] == game_rows(4, seed=2) and len({r["seed"] for r in rows}) == 6
+    assert game_rows(6, seed=3) != rows
+    Nim = game_env_factory("palaestra/Nim-v0", level=5)
+    openings = {Nim().reset(**row) for row in rows}
+    assert len(openings) > 1  # different seeds, different piles
+    with pytest.raises(ValueError, match="seed"):
+        Nim().reset(prompt=[{"role": "user", "content": ""}])  # TRL's placeholder row: one game for all
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    "env_id,env_kwargs",
+    [
+        ("palaestra/Nim-v0", {"level": 1}),
+        ("palaestra/Mastermind-v0", {"level": 1}),
+        ("palaestra/Feedback-v0", {"family": "expression", "level": 1}),
+    ],
+)
+def test_game_env_factory_runs_through_trl_on_the_tiny_model(tmp_path, tiny_trl, env_id, env_kwargs):
+    """A game, an interactive family and the feedback env, each as TRL's environment_factory: every
+    rollout's env is reset from its own row's seed (a group shares its game), the move tool is in
+    the prompt, and the env's reward is what TRL logs."""
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    from palaestra.integrations.trl import game_dataset, game_env_factory, use_tool_chat_template
+
+    trl, path, tokenizer = tiny_trl
+    tokenizer = use_tool_chat_template(tokenizer)
+    config = AutoConfig.from_pretrained(path)
+    config.max_position_embeddings = 4096
+    seeds = []
+    base = game_env_factory(env_id, **env_kwargs)
+
+    class Recording(base):
+        def reset(self, **row):
+            seeds.append(row["seed"])
+            return super().reset(**row)
+
+    rows = game_dataset(2, seed=5)
+    args = cpu_grpo_config(trl, tmp_path, max_steps=1, max_completion_length=8, num_generations=2)
+    trainer = trl.GRPOTrainer(
+        model=AutoModelForCausalLM.from_config(config),
+        args=args,
+        train_dataset=rows,
+        processing_class=tokenizer,
+        environment_factory=Recording,
+    )
+    assert [t.__name__ for t in trainer.tools] == ["move"]
+    trainer.train()
+    assert trainer.state.global_step == 1
+    assert sorted(seeds) == sorted(2 * list(rows["seed"]))  # each row's game, once per generation
+    assert "Recording" in trainer.reward_func_names  # get_reward is a reward source
+
+
 @pytest.mark.slow
 def test_curriculum_drives_a_trl_run(tmp_path, tiny_trl):
     """The standalone curriculum from TRL: rows drawn by next_task(), every graded completion
