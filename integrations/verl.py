@@ -34,12 +34,15 @@ def compute_score(
     solution_str: str,
     ground_truth: Any,
     extra_info: Mapping[str, Any] | None = None,
+    curriculum_url: str | None = None,
     **kwargs: Any,
 ) -> dict[str, Any]:
     """verl's reward signature: the verifier's reward for ``solution_str`` (a dict verl logs).
 
     The task comes from ``extra_info`` (an export row's task record); a row without it raises
     ``ValueError`` rather than scoring 0. ``ground_truth`` must agree with the task's answer.
+    With ``curriculum_url`` (verl's ``custom_reward_function.reward_kwargs``), each graded
+    answer is also recorded in the curriculum of the ``palaestra serve --curriculum`` there.
     """
     task = _task(extra_info)
     if ground_truth is not None and ground_truth != _answer_text(task):
@@ -49,6 +52,10 @@ def compute_score(
     if data_source and data_source.startswith("palaestra/") and data_source != f"palaestra/{task.family}":
         raise ValueError(f"data_source {data_source!r} disagrees with the task's family {task.family!r}")
     verdict = verify_batch([task], [solution_str if isinstance(solution_str, str) else ""], workers=0)[0]
+    if curriculum_url:
+        from palaestra.server import Client
+
+        Client(curriculum_url).record([task], [float(verdict.reward)])
     return {
         "score": float(verdict.reward),
         "acc": bool(verdict.correct),

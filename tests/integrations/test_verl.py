@@ -79,3 +79,28 @@ def test_interaction_gives_feedback_then_ends(rows):
     assert turns == [(False, 0.0), (True, 1.0)] and final == 1.0
     turns, final = asyncio.run(episode(["<answer>x</answer>", "<answer>y</answer>", "never sent"]))
     assert turns == [(False, 0.0), (True, 0.0)] and final == 0.0
+
+
+def test_compute_score_records_in_a_served_curriculum(live_palaestra_server):
+    """verl's reward_kwargs.curriculum_url: every graded answer lands in the server's curriculum
+    (window 4: three right and one wrong answer at level 1 is a recent solve rate of 0.75)."""
+    from palaestra.export import task_to_row
+    from palaestra.server import Client
+
+    client = Client(live_palaestra_server)
+    rows = [task_to_row(task, "train") for task in client.next_tasks(4)]
+    answers = [reference(r) for r in rows[:3]] + ["<answer>no</answer>"]
+    scores = [
+        compute_score(
+            row["data_source"],
+            answer,
+            row["reward_model"]["ground_truth"],
+            row["extra_info"],
+            curriculum_url=live_palaestra_server,  # as verl passes custom_reward_function.reward_kwargs
+        )["score"]
+        for row, answer in zip(rows, answers, strict=True)
+    ]
+    assert scores == [1.0, 1.0, 1.0, 0.0]
+    state = client._call("/v1/curriculum")
+    assert state["metrics"]["curriculum/expression/recent_solve_rate"] == 0.75  # in the band: no move
+    assert state["levels"] == {"expression": 1} and state["events"] == []
