@@ -94,3 +94,40 @@ def test_a_tampered_row_is_refused(export_rows):
     row["seed"] = row["seed"] + 1
     with pytest.raises(ValueError, match="disagrees"):
         ex.row_to_task(row)
+
+
+@pytest.fixture(scope="module")
+def every_family_rows(tmp_path_factory) -> list[dict]:
+    """One exported row per registered family (level 3: level 1 of a few families has one task)."""
+    config = {
+        "name": "every-family",
+        "seed": 1,
+        "calibration_samples": 0,
+        "mixture": [{"family": f, "levels": [3], "counts": {"train": 1}} for f in palaestra.families()],
+    }
+    out = ex.export(config, tmp_path_factory.mktemp("all") / "ds").path
+    return list(datasets.load_from_disk(str(out))["train"])
+
+
+def test_every_family_export_pays_its_reference_answers(every_family_rows):
+    """Registry-wide: a new family is covered the moment it registers."""
+    rows = every_family_rows
+    assert sorted(r["family"] for r in rows) == sorted(palaestra.families())
+    kwargs = trl_reward_kwargs(rows)
+    rewards = palaestra_reward(references(rows), **kwargs)
+    assert {r["family"]: x for r, x in zip(rows, rewards, strict=True) if x != 1.0} == {}
+
+
+def test_math_reward_on_any_family_pays_the_reference_or_refuses_loudly(every_family_rows):
+    """math_reward never scores a reference answer 0 because of the data's shape: it pays 1.0 or
+    raises ValueError (a structured answer is no single math value)."""
+    silent = {}
+    for row, reference in zip(every_family_rows, references(every_family_rows), strict=True):
+        try:
+            reward = math_reward([reference], **trl_reward_kwargs([row]))[0]
+        except ValueError as exc:
+            assert "not a single math value" in str(exc)
+            continue
+        if reward != 1.0:
+            silent[row["family"]] = reward
+    assert silent == {}
