@@ -25,18 +25,19 @@ def trl_reward_kwargs(rows: list[dict]) -> dict[str, list]:
     return {k: [row[k] for row in rows] for k in keys}
 
 
+def exported_train_rows(folder, families: list[str], levels: list[int], count: int, seed: int) -> list[dict]:
+    """The train rows of a real export of ``count`` tasks per family and level, loaded back."""
+    mixture = [{"family": f, "levels": levels, "counts": {"train": count}} for f in families]
+    config = {"name": "rewards", "seed": seed, "calibration_samples": 0, "mixture": mixture}
+    out = ex.export(config, folder / "ds").path
+    return list(datasets.load_from_disk(str(out))["train"])
+
+
 @pytest.fixture(scope="module")
 def export_rows(tmp_path_factory) -> list[dict]:
-    config = {
-        "name": "rewards",
-        "seed": 3,
-        "calibration_samples": 0,
-        "mixture": [
-            {"family": f, "levels": [1, 2], "counts": {"train": 3}} for f in MATH_FAMILIES + OTHER_FAMILIES
-        ],
-    }
-    out = ex.export(config, tmp_path_factory.mktemp("x") / "ds").path
-    return list(datasets.load_from_disk(str(out))["train"])
+    return exported_train_rows(
+        tmp_path_factory.mktemp("x"), MATH_FAMILIES + OTHER_FAMILIES, [1, 2], 3, seed=3
+    )
 
 
 def references(rows: list[dict]) -> list[str]:
@@ -99,14 +100,7 @@ def test_a_tampered_row_is_refused(export_rows):
 @pytest.fixture(scope="module")
 def every_family_rows(tmp_path_factory) -> list[dict]:
     """One exported row per registered family (level 3: level 1 of a few families has one task)."""
-    config = {
-        "name": "every-family",
-        "seed": 1,
-        "calibration_samples": 0,
-        "mixture": [{"family": f, "levels": [3], "counts": {"train": 1}} for f in palaestra.families()],
-    }
-    out = ex.export(config, tmp_path_factory.mktemp("all") / "ds").path
-    return list(datasets.load_from_disk(str(out))["train"])
+    return exported_train_rows(tmp_path_factory.mktemp("all"), palaestra.families(), [3], 1, seed=1)
 
 
 def test_every_family_export_pays_its_reference_answers(every_family_rows):
