@@ -1,6 +1,7 @@
 """GEM: palaestra envs behind GEM's Env API, registered as palaestra:<Name>-v0.
 
-gem-llm is not installed (it pins an older reasoning-gym and pulls nltk). Stand-in: a minimal
+gem-llm is not installed: gem-llm 0.1.0 pins reasoning-gym==0.1.23, and the dev extra needs
+reasoning-gym >= 0.1.25 (the peer that benchmarks/generation.py times side by side). Stand-in: a minimal
 `gem` package with GEM's abstract `gem.core.Env` (abstract step/reset(seed), sample_random_action)
 and `gem.envs.registration.register/make` keyed by id with constructor kwargs, as GEM's
 registry works.

@@ -1,6 +1,6 @@
 """NeMo Gym: `palaestra serve` answers a resource server's POST /verify.
 
-NeMo Gym is not installed. Stand-in: the request has NeMo Gym's verify shape (the dataset row's
+NeMo Gym is not installed: every nemo-gym release requires Python >= 3.12 (CI runs 3.11). Stand-in: the request has NeMo Gym's verify shape (the dataset row's
 fields, `responses_create_params`, and `response` as an OpenAI Responses-API object whose
 `output` holds a message with `output_text` parts); the reply must echo it with `reward` added.
 """

