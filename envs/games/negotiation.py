@@ -25,6 +25,14 @@ _PAIR = re.compile(r"(?i)\b([a-z]+)\s*=\s*(\d+)")
 ACCEPT_AT = 5  # the reference player accepts any share worth at least half of everything
 
 
+def _payable(pool: list[int]) -> bool:
+    """Whether some non-negative integer values make ``pool`` worth exactly ``TOTAL_VALUE``."""
+    reachable = {0}
+    for count in pool:
+        reachable = {r + count * v for r in reachable for v in range((TOTAL_VALUE - r) // count + 1)}
+    return TOTAL_VALUE in reachable
+
+
 class Negotiation(TurnGame):
     """Alternating offers over a pool of items; rewards are each side's value of its share / 10."""
 
@@ -36,6 +44,8 @@ class Negotiation(TurnGame):
         kinds, most, self.rounds = LEVEL_SETUPS[level]
         self.items = ITEMS[:kinds]
         self.pool = [int(x) for x in rng.integers(1, most + 1, size=kinds)]
+        while not _payable(self.pool):  # e.g. three of every item: no valuation sums to 10
+            self.pool = [int(x) for x in rng.integers(1, most + 1, size=kinds)]
         self.values = {a: self._valuation(rng) for a in self.possible_agents}
         self.offer: tuple[str, list[int]] | None = None  # (proposer, what the proposer keeps)
         self.moves_made = 0

@@ -5,6 +5,8 @@ Runs over every game in ``palaestra.envs.games.GAMES``, so a new game is covered
 
 from __future__ import annotations
 
+import threading
+
 import gymnasium
 import numpy as np
 import pytest
@@ -12,6 +14,7 @@ from gymnasium.utils.env_checker import check_env
 
 import palaestra  # noqa: F401 - registers the game ids
 from palaestra.envs.games import GAMES, SelfPlay, VersusOpponent, make_game
+from palaestra.envs.games.negotiation import TOTAL_VALUE
 from palaestra.registry import env_id_for
 
 GAME_NAMES = sorted(GAMES)
@@ -156,3 +159,26 @@ def test_opponent_moves_are_routed_to_the_agent() -> None:
         VersusOpponent(make_game("tic_tac_toe"), opponent="genius")
     with pytest.raises(ValueError, match="valid games"):
         make_game("chess")
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_every_seed_and_level_deals_a_game(name: str) -> None:
+    """Regression: negotiation drew a pool no valuation can make worth 10 (three of every item,
+    1 seed in 27 at level 5; PettingZoo reset(seed=20) at level 5) and reset looped forever."""
+    games = []
+
+    def deal() -> None:
+        for level in range(1, 11):
+            for seed in range(60):
+                game = make_game(name)
+                game.reset(np.random.default_rng(seed), level)
+                games.append(game)
+
+    worker = threading.Thread(target=deal, daemon=True)  # a hang fails the test, not the run
+    worker.start()
+    worker.join(timeout=60)
+    assert not worker.is_alive(), f"{name}: reset hung after {len(games)} games"
+    if name == "negotiation":
+        for game in games:
+            for agent in game.possible_agents:
+                assert sum(c * v for c, v in zip(game.pool, game.values[agent], strict=True)) == TOTAL_VALUE
