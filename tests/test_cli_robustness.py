@@ -167,6 +167,18 @@ def test_ctrl_c_during_export_is_quick_and_quiet(tmp_path: Path) -> None:
     assert took < 5, f"took {took:.1f} s to stop"
 
 
+def test_export_workers_leave_ctrl_c_to_the_parent() -> None:
+    """Ctrl-C reaches every process of the group; export workers that took it printed tracebacks.
+    The end-to-end test above sees such a traceback only when a worker is mid-job; this checks
+    every worker's SIGINT disposition directly."""
+    pytest.importorskip("pyarrow")
+    from palaestra.export import LocalEngine
+
+    with LocalEngine(num_proc=2) as engine:
+        handlers = list(engine.imap(signal.getsignal, [signal.SIGINT] * 8))
+    assert handlers == [signal.SIG_IGN] * 8
+
+
 def test_calibrate_never_writes_into_an_installed_package(tmp_path, monkeypatch) -> None:
     """`palaestra calibrate` wrote docs/calibration/ inside site-packages on an installed copy."""
     from palaestra import calibration
@@ -175,8 +187,16 @@ def test_calibrate_never_writes_into_an_installed_package(tmp_path, monkeypatch)
     installed = tmp_path / "site-packages" / "palaestra"
     installed.mkdir(parents=True)
     monkeypatch.setattr(calibration, "__file__", str(installed / "calibration.py"))
+    monkeypatch.setattr(calibration, "DEFAULT_OUT", installed / "docs" / "calibration")
     monkeypatch.chdir(tmp_path)
     assert calibration.default_out() == tmp_path / "calibration"
+    # and the command itself writes there (measuring is stubbed: only the folder matters here)
+    written = []
+    monkeypatch.setattr(calibration, "calibrate", lambda name, seeds: {"family": name})
+    monkeypatch.setattr(calibration, "write", lambda result, out: written.append(Path(out)) or Path(out))
+    assert main(["calibrate", "expression", "--seeds", "1"]) == 0
+    assert written == [tmp_path / "calibration"]
+    assert not (installed / "docs").exists()
 
 
 def test_license_file_matches_pyproject() -> None:

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = sorted((ROOT / "docs").glob("*.md"))
+# the README too: it carried a pointer outside the repository as well
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
 _LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 # repository paths in backticks (run outputs such as `plots/training.png` are not repository files)
 _TOP = "requirements|benchmarks|docs|tests|generators|envs|agents|integrations|verifiers|sandbox"
@@ -25,7 +26,7 @@ def referenced(page: Path) -> list[tuple[str, Path]]:
     return found
 
 
-@pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
+@pytest.mark.parametrize("page", PAGES, ids=[str(p.relative_to(ROOT)) for p in PAGES])
 def test_every_referenced_file_exists(page: Path) -> None:
     missing = [name for name, path in referenced(page) if not path.exists()]
     assert not missing, f"{page.name} points to files that do not exist: {missing}"

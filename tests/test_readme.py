@@ -1,10 +1,13 @@
-"""The README's set-up commands and CI stay in step."""
+"""The README's set-up commands and CI stay in step; its command examples are right."""
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import pytest
+
+from palaestra.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -35,3 +38,20 @@ def test_every_subpackage_is_listed_for_installation() -> None:
     assert found == listed, (
         f"missing from pyproject: {sorted(found - listed)}; stale: {sorted(listed - found)}"
     )
+
+
+def _check_examples() -> list[list[str]]:
+    """Every `palaestra check ...` line of the README and the user guide, as argv."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    lines = [line.strip() for page in pages for line in page.read_text().splitlines()]
+    return [shlex.split(line, comments=True)[1:] for line in lines if line.startswith("palaestra check ")]
+
+
+def test_check_examples_are_answered_correctly(capsys) -> None:
+    """Regression: the README's `palaestra check` example gave a wrong answer for its task."""
+    examples = _check_examples()
+    assert examples, "the README shows a `palaestra check` example"
+    for argv in examples:
+        code = main(argv)
+        out = capsys.readouterr().out
+        assert code == 0 and out.startswith("correct"), (argv, out)
