@@ -485,7 +485,7 @@ def row_to_task(row: Mapping[str, Any]) -> Task:
         raise ValueError(
             f"not a palaestra row: it has no 'extra_info' with the task record (columns: {sorted(row)})"
         )
-    _check_row_agrees(row, task)
+    check_row_agrees(row, task)
     return task
 
 
@@ -496,7 +496,9 @@ def _user_turn(messages: Sequence[Mapping[str, Any]]) -> str:
     return users[0]
 
 
-def _check_row_agrees(row: Mapping[str, Any], task: Task) -> None:
+def check_row_agrees(row: Mapping[str, Any], task: Task) -> None:
+    """Raise ``ValueError`` where one of the row's identity columns (those it has) disagrees with
+    ``task``: a row edited after export is refused, never graded as some other task."""
     expected = {
         "id": task.id,
         "family": task.family,

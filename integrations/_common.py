@@ -39,22 +39,44 @@ def task_from_record(record: Any) -> Task:
     raise ValueError(f"{MISSING_TASK}; got {type(record).__name__}: {str(record)[:80]!r}")
 
 
+IDENTITY_COLUMNS = ("id", "family", "family_version", "level", "seed", "knobs", "answer")
+
+
 def tasks_from_columns(columns: Mapping[str, Any], n: int) -> list[Task]:
-    """The ``n`` tasks of a batch given as columns (``extra_info`` or, for old rows, ``task``)."""
+    """The ``n`` tasks of a batch given as columns (``extra_info`` or, for old rows, ``task``).
+
+    The rows' identity columns (``id``, ``family``, ``seed``, ... where the batch has them) must
+    agree with their task records, as ``palaestra verify-dataset`` checks them: an edited row
+    raises ``ValueError`` instead of being graded as the task its record holds.
+    """
     for name in ("extra_info", "task"):
         values = columns.get(name)
         if values is not None:
             if len(values) != n:
                 raise ValueError(f"{n} completions but {len(values)} values in column {name!r}")
-            cache: dict[str, Task] = {}
-            out = []
-            for value in values:
-                key = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
-                if key not in cache:
-                    cache[key] = task_from_record(value)
-                out.append(cache[key])
-            return out
+            tasks = _cached_tasks(values)
+            _check_identity_columns(columns, tasks)
+            return tasks
     raise ValueError(f"{MISSING_TASK}; the batch has columns {sorted(columns)}")
+
+
+def _cached_tasks(values: Sequence[Any]) -> list[Task]:
+    cache: dict[str, Task] = {}  # a GRPO batch repeats each task once per generation
+    out = []
+    for value in values:
+        key = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+        if key not in cache:
+            cache[key] = task_from_record(value)
+        out.append(cache[key])
+    return out
+
+
+def _check_identity_columns(columns: Mapping[str, Any], tasks: Sequence[Task]) -> None:
+    from palaestra.export import check_row_agrees
+
+    present = [c for c in IDENTITY_COLUMNS if columns.get(c) is not None and len(columns[c]) == len(tasks)]
+    for i, task in enumerate(tasks):
+        check_row_agrees({c: columns[c][i] for c in present}, task)
 
 
 def completion_text(completion: Any) -> str:

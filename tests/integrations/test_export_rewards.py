@@ -125,3 +125,15 @@ def test_math_reward_on_any_family_pays_the_reference_or_refuses_loudly(every_fa
         if reward != 1.0:
             silent[row["family"]] = reward
     assert silent == {}
+
+
+@pytest.mark.parametrize("column", ["id", "family", "seed", "level", "family_version", "knobs", "answer"])
+def test_rewards_refuse_a_row_whose_identity_columns_were_edited(export_rows, column):
+    """The rewards read the identity columns verify-dataset checks: an edited row is refused,
+    never graded as the task its record holds."""
+    rows = [dict(r) for r in export_rows[:2]]
+    other = export_rows[-1]
+    rows[1][column] = other[column] if other[column] != rows[1][column] else rows[0][column]
+    assert rows[1][column] != export_rows[1][column]
+    with pytest.raises(ValueError, match="disagrees"):
+        palaestra_reward(references(export_rows[:2]), **trl_reward_kwargs(rows))
