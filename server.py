@@ -53,9 +53,12 @@ def create_app(
     """The FastAPI app; verify_many's ``workers`` processes are warmed when it starts."""
     from contextlib import asynccontextmanager
 
-    from fastapi import FastAPI, HTTPException
+    from fastapi import Depends, FastAPI, HTTPException
 
     from palaestra.integrations._common import completion_text, task_from_record
+    from palaestra.integrations._http import json_body
+
+    JsonBody = Depends(json_body)  # any Content-Type: the README's curl lines send form-labelled JSON
 
     state: dict[str, Any] = {}
 
@@ -116,7 +119,7 @@ def create_app(
         }
 
     @app.post("/v1/tasks")
-    async def tasks(body: dict[str, Any]) -> dict[str, Any]:
+    async def tasks(body: dict[str, Any] = JsonBody) -> dict[str, Any]:
         n = body.get("n", 1)
         if not isinstance(n, int) or not 0 < n <= MAX_ITEMS:
             raise bad(f"'n' must be an integer in 1..{MAX_ITEMS}")
@@ -136,7 +139,7 @@ def create_app(
             raise bad(str(exc)) from None
 
     @app.post("/v1/verify")
-    async def verify(body: dict[str, Any]) -> dict[str, Any]:
+    async def verify(body: dict[str, Any] = JsonBody) -> dict[str, Any]:
         items = body.get("items")
         batch = tasks_of(items)
         limit = float(body.get("timeout_s") or timeout_s)
@@ -147,7 +150,7 @@ def create_app(
         return {"verdicts": [v.to_dict() for v in verdicts], "rewards": [float(v.reward) for v in verdicts]}
 
     @app.post("/verify")
-    async def nemo_gym_verify(body: dict[str, Any]) -> dict[str, Any]:
+    async def nemo_gym_verify(body: dict[str, Any] = JsonBody) -> dict[str, Any]:
         """NeMo Gym's resource-server route: the request echoed with ``reward`` added."""
         from palaestra.integrations.nemo_gym import parse_verify_request
 
@@ -161,7 +164,7 @@ def create_app(
     if curriculum is not None:
 
         @app.post("/v1/curriculum/next")
-        async def curriculum_next(body: dict[str, Any]) -> dict[str, Any]:
+        async def curriculum_next(body: dict[str, Any] = JsonBody) -> dict[str, Any]:
             n = body.get("n", 1)
             if not isinstance(n, int) or not 0 < n <= MAX_ITEMS:
                 raise bad(f"'n' must be an integer in 1..{MAX_ITEMS}")
@@ -172,7 +175,7 @@ def create_app(
             return {"tasks": [t.to_dict() for t in made]}
 
         @app.post("/v1/curriculum/record")
-        async def curriculum_record(body: dict[str, Any]) -> dict[str, Any]:
+        async def curriculum_record(body: dict[str, Any] = JsonBody) -> dict[str, Any]:
             items = body.get("items")
             batch = tasks_of(items)
             try:

@@ -26,9 +26,10 @@ from collections import OrderedDict
 from typing import Any
 
 import gymnasium
-from fastapi import FastAPI, HTTPException, WebSocket, WebSocketDisconnect
+from fastapi import Depends, FastAPI, HTTPException, WebSocket, WebSocketDisconnect
 
 import palaestra
+from palaestra.integrations._http import json_body
 
 ACTION_SCHEMA = {
     "type": "object",
@@ -167,8 +168,7 @@ def create_openenv_app(env_id: str, *, max_sessions: int = 256, **env_kwargs: An
         return {"action": ACTION_SCHEMA, "observation": OBSERVATION_SCHEMA, "state": STATE_SCHEMA}
 
     @app.post("/reset")
-    async def reset(body: dict[str, Any] | None = None) -> dict[str, Any]:
-        body = body or {}
+    async def reset(body: dict[str, Any] = Depends(json_body)) -> dict[str, Any]:
         session = await in_thread(store.new)
         try:
             result = await in_thread(
@@ -180,7 +180,7 @@ def create_openenv_app(env_id: str, *, max_sessions: int = 256, **env_kwargs: An
         return result
 
     @app.post("/step")
-    async def step(body: dict[str, Any]) -> dict[str, Any]:
+    async def step(body: dict[str, Any] = Depends(json_body)) -> dict[str, Any]:
         message = message_of(body.get("action"))
         episode_id = body.get("episode_id")
         if episode_id is None:  # stateless: rebuild the episode from its seed, step it once

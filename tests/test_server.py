@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import threading
@@ -99,3 +100,28 @@ def test_curriculum_endpoints(client):
         )
     assert levels == [2, 3, 4]  # window 4, all solved: one level up per window
     assert client.get("/v1/curriculum").json()["levels"] == {"expression": 4}
+
+
+def test_a_curl_d_body_is_read_as_json(client):
+    """`curl -d '{...}'` labels its JSON as a form (application/x-www-form-urlencoded); the
+    documented curl lines must work as written (regression: FastAPI answered 422 to them)."""
+    import re
+    from pathlib import Path
+
+    docs = (Path(palaestra.__file__).parent / "docs" / "integrations.md").read_text()
+    body = re.search(r"curl -s localhost:8000/v1/tasks -d '(\{.*\})'", docs).group(1)
+    form = {"Content-Type": "application/x-www-form-urlencoded"}  # what curl -d sends
+    reply = client.post("/v1/tasks", content=body, headers=form)
+    assert reply.status_code == 200 and len(reply.json()["tasks"]) == 2
+    task = reply.json()["tasks"][0]
+    items = json.dumps({"items": [{"task": task, "response": reference(palaestra.Task.from_dict(task))}]})
+    assert client.post("/v1/verify", content=items, headers=form).json()["rewards"] == [1.0]
+    assert client.post("/v1/curriculum/next", content='{"n": 1}', headers=form).status_code == 200
+
+
+@pytest.mark.parametrize("body", ["{not json", "[1, 2]", "\xff"])
+def test_a_body_that_is_not_a_json_object_is_one_clear_400(client, body):
+    reply = client.post(
+        "/v1/verify", content=body.encode("latin-1"), headers={"Content-Type": "application/json"}
+    )
+    assert reply.status_code == 400 and "JSON" in reply.json()["detail"]

@@ -8,6 +8,8 @@ episodes over the ``/ws`` socket against the server running under uvicorn on loo
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from fastapi.testclient import TestClient
 from openenv.core.env_server.types import (
@@ -116,3 +118,18 @@ def test_openenv_generic_client_plays_episodes(live_server):
             env.step({"message": answer_for(12)})  # no second try on a finished single-turn task
         with pytest.raises(RuntimeError, match="message"):
             env.step({"text": "not the action schema"})
+
+
+def test_curl_style_bodies_and_an_empty_reset(expression):
+    """OpenEnv's HTTP routes read a `curl -d` body (form-labelled JSON) and an empty /reset body."""
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+    opened = ResetResponse.model_validate(
+        expression.post("/reset", content='{"seed": 3}', headers=form).json()
+    )
+    episode = opened.observation["metadata"]["episode_id"]
+    step = json.dumps({"action": {"message": answer_for(3)}, "episode_id": episode})
+    assert (
+        StepResponse.model_validate(expression.post("/step", content=step, headers=form).json()).reward == 1.0
+    )
+    assert ResetResponse.model_validate(expression.post("/reset").json()).done is False
+    assert expression.post("/step", content="{oops", headers=form).status_code == 400
