@@ -79,6 +79,18 @@ def _check_identity_columns(columns: Mapping[str, Any], tasks: Sequence[Task]) -
         check_row_agrees({c: columns[c][i] for c in present}, task)
 
 
+def tagged_answer(answer: str) -> str:
+    """A tool's answer argument as a response: a bare answer gets the ``<answer>`` tags the
+    verifiers read (an answer already tagged is left as it is)."""
+    return answer if "<answer>" in answer else f"<answer>{answer}</answer>"
+
+
+def retry_feedback(verdict: Verdict, left: int) -> str:
+    """What a retry tool says after a wrong answer: why, and how many attempts are left."""
+    kind = "wrong" if verdict.format_ok else "unreadable answer"
+    return f"{kind} ({verdict.reason}); {left} attempt{'s' if left != 1 else ''} left"
+
+
 def completion_text(completion: Any) -> str:
     """TRL passes a string (standard format) or a list of chat messages (conversational)."""
     if isinstance(completion, str):

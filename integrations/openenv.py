@@ -7,8 +7,8 @@
 The wire format is OpenEnv's: ``POST /reset {"seed", "episode_id", "options"}`` and
 ``POST /step {"action": {"message": TEXT}, "episode_id"}`` answer OpenEnv's
 ``ResetResponse``/``StepResponse``: ``{"observation": {"text", "done", "reward", "metadata"},
-"reward", "done"}``, the episode id in ``observation["metadata"]["episode_id"]``; ``GET /state?episode_id=`` answers ``{"episode_id",
-"step_count", ...}``; ``/ws`` takes ``{"type": "reset"|"step"|"state"|"close", "data": {...}}``
+"reward", "done"}``, the episode id in ``observation["metadata"]["episode_id"]``;
+``GET /state?episode_id=`` answers ``{"episode_id", "step_count", ...}``; ``/ws`` takes ``{"type": "reset"|"step"|"state"|"close", "data": {...}}``
 and answers ``{"type": "observation"|"state"|"error", "data": {...}}``, one env per connection.
 
 Sessions: a ``/reset`` opens an episode under its ``episode_id`` (made up when not given) and

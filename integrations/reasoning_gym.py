@@ -25,7 +25,7 @@ import numpy as np
 
 import palaestra
 from palaestra.core import Task
-from palaestra.integrations._common import task_from_record, verify_batch
+from palaestra.integrations._common import tagged_answer, task_from_record, verify_batch
 
 SOURCE_PREFIX = "palaestra/"
 _ANSWER = re.compile(r"<answer>(.*)</answer>", re.DOTALL)
@@ -98,8 +98,7 @@ def score_answer(answer: str | None, entry: Mapping[str, Any]) -> float:
     if answer is None:
         return 0.0
     task = task_from_record(entry["metadata"]["task"])
-    text = answer if "<answer>" in answer else f"<answer>{answer}</answer>"
-    return float(verify_batch([task], [text], workers=0)[0].reward)
+    return float(verify_batch([task], [tagged_answer(answer)], workers=0)[0].reward)
 
 
 def create_dataset(name: str, **kwargs: Any) -> PalaestraDataset:

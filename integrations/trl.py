@@ -31,6 +31,8 @@ from palaestra.core import Task
 from palaestra.export import dedup_key, task_to_row
 from palaestra.integrations._common import (
     completion_text,
+    retry_feedback,
+    tagged_answer,
     task_from_record,
     tasks_from_columns,
     verify_batch,
@@ -260,15 +262,12 @@ class PalaestraToolEnv:
         if self.attempts >= self.max_attempts:
             return "no attempts left"
         self.attempts += 1
-        text = answer if "<answer>" in answer else f"<answer>{answer}</answer>"
-        verdict = palaestra.verify(self.task, text)
+        verdict = palaestra.verify(self.task, tagged_answer(answer))
         if verdict.correct:
             self.solved = True
             self.reward = float(verdict.reward)
             return "correct"
-        left = self.max_attempts - self.attempts
-        kind = "wrong" if verdict.format_ok else "unreadable answer"
-        return f"{kind} ({verdict.reason}); {left} attempt{'s' if left != 1 else ''} left"
+        return retry_feedback(verdict, self.max_attempts - self.attempts)
 
     def get_reward(self) -> float:
         return self.reward

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from palaestra.core import Task
-from palaestra.integrations._common import task_from_record, verify_batch
+from palaestra.integrations._common import retry_feedback, tagged_answer, task_from_record, verify_batch
 
 try:  # verl >= 0.9's tool classes exist only where verl is installed
     from verl.tools.base_tool import BaseTool
@@ -229,19 +229,12 @@ class PalaestraAnswerTool(BaseTool):
                 "refused",
             )
         state["attempts"] += 1
-        answer = answer if isinstance(answer, str) else ""
-        text = answer if "<answer>" in answer else f"<answer>{answer}</answer>"
+        text = tagged_answer(answer if isinstance(answer, str) else "")
         verdict = verify_batch([instance["task"]], [text], workers=0)[0]
         if verdict.correct:
             state["solved"] = True
             return "correct", 1.0, verdict.status
-        left = instance["max_attempts"] - state["attempts"]
-        kind = "wrong" if verdict.format_ok else "unreadable answer"
-        return (
-            f"{kind} ({verdict.reason}); {left} attempt{'s' if left != 1 else ''} left",
-            0.0,
-            verdict.status,
-        )
+        return retry_feedback(verdict, instance["max_attempts"] - state["attempts"]), 0.0, verdict.status
 
     async def calc_reward(self, instance_id: str, **kwargs: Any) -> float:
         return 0.0  # the reward is paid once, by ``execute``; verl's loop does not call this
