@@ -151,7 +151,9 @@ def main(argv: list[str] | None = None) -> dict:
                 "b_sandbox_run": bench_run(sb, code, n_run, repeats),
                 "c_sandbox_run_many": bench_run_many(sb, code, n_run * 2, repeats),
             }
-            a, b, c = (row[k]["execs_per_s"] for k in ("a_subprocess_run", "b_sandbox_run", "c_sandbox_run_many"))
+            a, b, c = (
+                row[k]["execs_per_s"] for k in ("a_subprocess_run", "b_sandbox_run", "c_sandbox_run_many")
+            )
             row["b_over_a_speedup"] = round(b / a, 2)
             row["c_over_b_speedup"] = round(c / b, 2)
             out["programs"][name] = row
@@ -159,13 +161,17 @@ def main(argv: list[str] | None = None) -> dict:
     out["run_many_scaling"] = {}
     for workers in range(1, cores + 1):
         with Sandbox(workers=workers, min_level=0) as sb:
-            out["run_many_scaling"][str(workers)] = bench_run_many(sb, PROGRAMS["trivial"], int(600 * scale), repeats)
+            out["run_many_scaling"][str(workers)] = bench_run_many(
+                sb, PROGRAMS["trivial"], int(600 * scale), repeats
+            )
     if bubblewrap_path():
         with Sandbox(workers=1, min_level=0, backend="bubblewrap") as sb:
             row = _median(
                 [
                     _measure(
-                        lambda k: [_check(sb.run(PROGRAMS["trivial"], timeout_s=TIMEOUT_S)) for _ in range(k)],
+                        lambda k: [
+                            _check(sb.run(PROGRAMS["trivial"], timeout_s=TIMEOUT_S)) for _ in range(k)
+                        ],
                         int(40 * scale),
                         _self_and_children_cpu,
                     )

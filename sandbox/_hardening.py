@@ -39,7 +39,9 @@ CLONE_NEWIPC = 0x08000000
 CLONE_NEWUSER = 0x10000000
 CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
-_NAMESPACE_FLAGS = CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET
+_NAMESPACE_FLAGS = (
+    CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET
+)
 
 # mount flags
 MS_RDONLY = 1
@@ -66,7 +68,9 @@ def syscall(nr: int, *args: object) -> int:
 
 def prctl(option: int, arg2: int | object = 0, arg3: int = 0) -> int:
     a2 = ctypes.c_ulong(arg2) if isinstance(arg2, int) else arg2
-    return _check(_libc.prctl(ctypes.c_int(option), a2, ctypes.c_ulong(arg3), ctypes.c_ulong(0), ctypes.c_ulong(0)))
+    return _check(
+        _libc.prctl(ctypes.c_int(option), a2, ctypes.c_ulong(arg3), ctypes.c_ulong(0), ctypes.c_ulong(0))
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -132,7 +136,9 @@ def limit_malloc_arenas(arenas: int = 1) -> bool:
     return bool(mallopt(M_ARENA_MAX, arenas))
 
 
-def set_rlimits(*, address_space: int, cpu_s: int, file_size: int, open_files: int, nproc: int | None) -> None:
+def set_rlimits(
+    *, address_space: int, cpu_s: int, file_size: int, open_files: int, nproc: int | None
+) -> None:
     """Soft == hard for every limit so the program cannot raise it back (no CAP_SYS_RESOURCE)."""
     limits = [
         (resource.RLIMIT_AS, address_space),
@@ -156,46 +162,177 @@ def set_rlimits(*, address_space: int, cpu_s: int, file_size: int, open_files: i
 
 # x86_64 syscall numbers. Other architectures report seccomp as missing rather than guess.
 _SYS_X86_64 = {
-    "socket": 41, "socketpair": 53, "clone": 56, "fork": 57, "vfork": 58, "execve": 59, "kill": 62,
-    "ptrace": 101, "syslog": 103, "capset": 126, "rt_sigqueueinfo": 129, "uselib": 134,
-    "personality": 135, "ustat": 136, "sysfs": 139, "vhangup": 153, "modify_ldt": 154,
-    "pivot_root": 155, "_sysctl": 156, "adjtimex": 159, "chroot": 161, "acct": 163,
-    "settimeofday": 164, "mount": 165, "umount2": 166, "swapon": 167, "swapoff": 168, "reboot": 169,
-    "sethostname": 170, "setdomainname": 171, "iopl": 172, "ioperm": 173, "create_module": 174,
-    "init_module": 175, "delete_module": 176, "get_kernel_syms": 177, "query_module": 178,
-    "quotactl": 179, "nfsservctl": 180, "tkill": 200, "lookup_dcookie": 212, "clock_settime": 227,
-    "tgkill": 234, "kexec_load": 246, "add_key": 248, "request_key": 249, "keyctl": 250,
-    "unshare": 272, "rt_tgsigqueueinfo": 297, "perf_event_open": 298, "fanotify_init": 300,
-    "name_to_handle_at": 303, "open_by_handle_at": 304, "clock_adjtime": 305, "setns": 308,
-    "process_vm_readv": 310, "process_vm_writev": 311, "kcmp": 312, "finit_module": 313,
-    "kexec_file_load": 320, "bpf": 321, "execveat": 322, "userfaultfd": 323,
-    "pidfd_send_signal": 424, "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427,
-    "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433,
-    "pidfd_open": 434, "clone3": 435, "pidfd_getfd": 438, "process_madvise": 440,
-    "mount_setattr": 442, "quotactl_fd": 443, "landlock_create_ruleset": 444,
-    "landlock_add_rule": 445, "landlock_restrict_self": 446, "memfd_secret": 447,
+    "socket": 41,
+    "socketpair": 53,
+    "clone": 56,
+    "fork": 57,
+    "vfork": 58,
+    "execve": 59,
+    "kill": 62,
+    "ptrace": 101,
+    "syslog": 103,
+    "capset": 126,
+    "rt_sigqueueinfo": 129,
+    "uselib": 134,
+    "personality": 135,
+    "ustat": 136,
+    "sysfs": 139,
+    "vhangup": 153,
+    "modify_ldt": 154,
+    "pivot_root": 155,
+    "_sysctl": 156,
+    "adjtimex": 159,
+    "chroot": 161,
+    "acct": 163,
+    "settimeofday": 164,
+    "mount": 165,
+    "umount2": 166,
+    "swapon": 167,
+    "swapoff": 168,
+    "reboot": 169,
+    "sethostname": 170,
+    "setdomainname": 171,
+    "iopl": 172,
+    "ioperm": 173,
+    "create_module": 174,
+    "init_module": 175,
+    "delete_module": 176,
+    "get_kernel_syms": 177,
+    "query_module": 178,
+    "quotactl": 179,
+    "nfsservctl": 180,
+    "tkill": 200,
+    "lookup_dcookie": 212,
+    "clock_settime": 227,
+    "tgkill": 234,
+    "kexec_load": 246,
+    "add_key": 248,
+    "request_key": 249,
+    "keyctl": 250,
+    "unshare": 272,
+    "rt_tgsigqueueinfo": 297,
+    "perf_event_open": 298,
+    "fanotify_init": 300,
+    "name_to_handle_at": 303,
+    "open_by_handle_at": 304,
+    "clock_adjtime": 305,
+    "setns": 308,
+    "process_vm_readv": 310,
+    "process_vm_writev": 311,
+    "kcmp": 312,
+    "finit_module": 313,
+    "kexec_file_load": 320,
+    "bpf": 321,
+    "execveat": 322,
+    "userfaultfd": 323,
+    "pidfd_send_signal": 424,
+    "io_uring_setup": 425,
+    "io_uring_enter": 426,
+    "io_uring_register": 427,
+    "open_tree": 428,
+    "move_mount": 429,
+    "fsopen": 430,
+    "fsconfig": 431,
+    "fsmount": 432,
+    "fspick": 433,
+    "pidfd_open": 434,
+    "clone3": 435,
+    "pidfd_getfd": 438,
+    "process_madvise": 440,
+    "mount_setattr": 442,
+    "quotactl_fd": 443,
+    "landlock_create_ruleset": 444,
+    "landlock_add_rule": 445,
+    "landlock_restrict_self": 446,
+    "memfd_secret": 447,
 }
-_SYS = _SYS_X86_64 if ARCH == "x86_64" else {
-    # Landlock and capset numbers are needed on every arch; these three are arch-independent
-    # (new syscalls share one table) except capset, which only x86_64 is mapped for.
-    "landlock_create_ruleset": 444, "landlock_add_rule": 445, "landlock_restrict_self": 446,
-}
+_SYS = (
+    _SYS_X86_64
+    if ARCH == "x86_64"
+    else {
+        # Landlock and capset numbers are needed on every arch; these three are arch-independent
+        # (new syscalls share one table) except capset, which only x86_64 is mapped for.
+        "landlock_create_ruleset": 444,
+        "landlock_add_rule": 445,
+        "landlock_restrict_self": 446,
+    }
+)
 _AUDIT_ARCH_X86_64 = 0xC000003E
 
 # Denied with EPERM: process creation and exec, tracing and other processes' memory, mounts and
 # namespaces, kernel keyrings/modules/BPF, clocks, io_uring (it would bypass this filter).
 DENIED_SYSCALLS = (
-    "fork", "vfork", "execve", "execveat", "ptrace", "process_vm_readv", "process_vm_writev", "kcmp",
-    "mount", "umount2", "pivot_root", "chroot", "unshare", "setns", "open_tree", "move_mount",
-    "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr", "bpf", "perf_event_open",
-    "userfaultfd", "keyctl", "add_key", "request_key", "init_module", "finit_module",
-    "delete_module", "create_module", "kexec_load", "kexec_file_load", "reboot", "swapon", "swapoff",
-    "acct", "settimeofday", "clock_settime", "clock_adjtime", "adjtimex", "sethostname",
-    "setdomainname", "iopl", "ioperm", "modify_ldt", "quotactl", "quotactl_fd", "personality",
-    "syslog", "lookup_dcookie", "name_to_handle_at", "open_by_handle_at", "io_uring_setup",
-    "io_uring_enter", "io_uring_register", "pidfd_open", "pidfd_send_signal", "pidfd_getfd",
-    "process_madvise", "tkill", "vhangup", "uselib", "nfsservctl", "get_kernel_syms",
-    "query_module", "_sysctl", "ustat", "sysfs", "fanotify_init", "memfd_secret",
+    "fork",
+    "vfork",
+    "execve",
+    "execveat",
+    "ptrace",
+    "process_vm_readv",
+    "process_vm_writev",
+    "kcmp",
+    "mount",
+    "umount2",
+    "pivot_root",
+    "chroot",
+    "unshare",
+    "setns",
+    "open_tree",
+    "move_mount",
+    "fsopen",
+    "fsconfig",
+    "fsmount",
+    "fspick",
+    "mount_setattr",
+    "bpf",
+    "perf_event_open",
+    "userfaultfd",
+    "keyctl",
+    "add_key",
+    "request_key",
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "create_module",
+    "kexec_load",
+    "kexec_file_load",
+    "reboot",
+    "swapon",
+    "swapoff",
+    "acct",
+    "settimeofday",
+    "clock_settime",
+    "clock_adjtime",
+    "adjtimex",
+    "sethostname",
+    "setdomainname",
+    "iopl",
+    "ioperm",
+    "modify_ldt",
+    "quotactl",
+    "quotactl_fd",
+    "personality",
+    "syslog",
+    "lookup_dcookie",
+    "name_to_handle_at",
+    "open_by_handle_at",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
+    "pidfd_open",
+    "pidfd_send_signal",
+    "pidfd_getfd",
+    "process_madvise",
+    "tkill",
+    "vhangup",
+    "uselib",
+    "nfsservctl",
+    "get_kernel_syms",
+    "query_module",
+    "_sysctl",
+    "ustat",
+    "sysfs",
+    "fanotify_init",
+    "memfd_secret",
 )
 
 _BPF_LD_W_ABS = 0x20

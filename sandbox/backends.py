@@ -29,9 +29,7 @@ from .result import ExecResult, Job, killed, refused
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 # Loads the server by path: the child must not import the palaestra package (other rooms).
-_BOOT = (
-    "import sys; sys.path[0] = {here!r}; import _server; del sys.path[0]; _server.main(sys.argv)"
-)
+_BOOT = "import sys; sys.path[0] = {here!r}; import _server; del sys.path[0]; _server.main(sys.argv)"
 START_TIMEOUT_S = 60.0
 # Extra time the supervisor grants a server beyond the job's own timeout before killing it.
 SUPERVISOR_GRACE_S = 10.0
@@ -129,7 +127,9 @@ def classify(raw: dict, stdout: bytes, stderr: bytes) -> tuple[str, int | None]:
 class ForkServerWorker:
     """One warm fork server process and its protocol pipe (not thread-safe; a pool owns it)."""
 
-    def __init__(self, *, scratch: str, uid: int | None, options: dict[str, Any], hash_seed: int | None = None):
+    def __init__(
+        self, *, scratch: str, uid: int | None, options: dict[str, Any], hash_seed: int | None = None
+    ):
         self.scratch = scratch
         self.uid = uid
         self.options = options
@@ -188,7 +188,9 @@ class ForkServerWorker:
             raw, (out, err) = self.reader.read(deadline=deadline)
         except (OSError, EOFError, TimeoutError, ValueError) as exc:
             self.kill()
-            return killed(f"sandbox worker failed: {type(exc).__name__}: {exc}", time.monotonic() - start), False
+            return killed(
+                f"sandbox worker failed: {type(exc).__name__}: {exc}", time.monotonic() - start
+            ), False
         self.runs += 1
         status, code = classify(raw, out, err)
         result = ExecResult(status, code, _decode(out), _decode(err), raw["wall_s"], raw["cpu_s"])
@@ -251,7 +253,9 @@ class ForkServerBackend(Backend):
         self.hash_seed = hash_seed
         self.base = tempfile.mkdtemp(prefix="palaestra-sandbox-")
         os.chmod(self.base, 0o711)  # per-worker uids must traverse it to reach their scratch
-        self.uid_base = (uid_base if uid_base is not None else sandbox_uid_base()) if os.geteuid() == 0 else None
+        self.uid_base = (
+            (uid_base if uid_base is not None else sandbox_uid_base()) if os.geteuid() == 0 else None
+        )
         self.options = {
             "preload": list(preload),
             "scratch_mb": scratch_mb,
@@ -276,7 +280,10 @@ class ForkServerBackend(Backend):
         scratch = os.path.join(self.base, f"w{index}-{next(self._generation)}")
         uid = None if self.uid_base is None else self.uid_base + index
         worker = ForkServerWorker(
-            scratch=scratch, uid=uid, options=self.options, hash_seed=self.hash_seed if hash_seed is None else hash_seed
+            scratch=scratch,
+            uid=uid,
+            options=self.options,
+            hash_seed=self.hash_seed if hash_seed is None else hash_seed,
         )
         worker.index = index
         with self._lock:
@@ -387,7 +394,9 @@ class BubblewrapBackend(Backend):
         self.argv = argv
         self._sem = threading.Semaphore(workers)
         self.base = tempfile.mkdtemp(prefix="palaestra-bwrap-")
-        self._seccomp = hd.SeccompProgram(allow_exec=True, own_pid_signals=False) if hd.seccomp_supported() else None
+        self._seccomp = (
+            hd.SeccompProgram(allow_exec=True, own_pid_signals=False) if hd.seccomp_supported() else None
+        )
         self._count = itertools.count()
 
     def _command(self, rundir: str, job: Job, seccomp_fd: int | None) -> list[str]:

@@ -175,7 +175,11 @@ class Sandbox:
         strings, ``hash()`` output) differ; self-play rejects them."""
         job = Job(code, stdin, files, timeout_s, memory_mb)
         first, second = (self._fresh_run(job, seed) for seed in hash_seeds)
-        same = (first.status, first.exit_code, first.stdout) == (second.status, second.exit_code, second.stdout)
+        same = (first.status, first.exit_code, first.stdout) == (
+            second.status,
+            second.exit_code,
+            second.stdout,
+        )
         if not first.ok or not second.ok:
             same, reason = False, f"runs did not both succeed: {first.status}, {second.status}"
         else:
@@ -184,7 +188,11 @@ class Sandbox:
 
     def _fresh_run(self, job: Job, hash_seed: int) -> ExecResult:
         backend = ForkServerBackend(
-            1, preload=self._preload, scratch_mb=self._scratch[0], scratch_files=self._scratch[1], hash_seed=hash_seed
+            1,
+            preload=self._preload,
+            scratch_mb=self._scratch[0],
+            scratch_files=self._scratch[1],
+            hash_seed=hash_seed,
         )
         try:
             return backend.execute(job)

@@ -21,16 +21,31 @@ from .result import Job
 
 # level -> (layer, what it enforces). Levels are cumulative: level N needs every layer <= N.
 LAYERS: dict[int, tuple[str, str]] = {
-    1: ("process", "fresh forked child per program, inherited fds closed, empty environment, "
-        "scratch directory, rlimits (address space, CPU, file size, open files, no core), wall timeout"),
-    2: ("seccomp", "no new processes (fork/vfork/clone without CLONE_THREAD), no exec, no sockets "
-        "but AF_UNIX, no ptrace/mount/namespaces/bpf/io_uring/keyring/modules, signals only to itself"),
-    3: ("privdrop", "programs run without privileges: a per-worker uid when the supervisor is root, "
-        "a user namespace with no capabilities otherwise; no_new_privs"),
-    4: ("landlock", "filesystem: read only the interpreter's files, write only the scratch directory; "
-        "TCP bind/connect denied (Landlock ABI >= 4), signals scoped (ABI >= 6)"),
-    5: ("namespaces", "private network namespace (no interfaces), private mount namespace with a "
-        "tmpfs scratch of fixed size and inode count, /dev/shm hidden"),
+    1: (
+        "process",
+        "fresh forked child per program, inherited fds closed, empty environment, "
+        "scratch directory, rlimits (address space, CPU, file size, open files, no core), wall timeout",
+    ),
+    2: (
+        "seccomp",
+        "no new processes (fork/vfork/clone without CLONE_THREAD), no exec, no sockets "
+        "but AF_UNIX, no ptrace/mount/namespaces/bpf/io_uring/keyring/modules, signals only to itself",
+    ),
+    3: (
+        "privdrop",
+        "programs run without privileges: a per-worker uid when the supervisor is root, "
+        "a user namespace with no capabilities otherwise; no_new_privs",
+    ),
+    4: (
+        "landlock",
+        "filesystem: read only the interpreter's files, write only the scratch directory; "
+        "TCP bind/connect denied (Landlock ABI >= 4), signals scoped (ABI >= 6)",
+    ),
+    5: (
+        "namespaces",
+        "private network namespace (no interfaces), private mount namespace with a "
+        "tmpfs scratch of fixed size and inode count, /dev/shm hidden",
+    ),
 }
 MAX_LEVEL = max(LAYERS)
 DEFAULT_MIN_LEVEL = 3
@@ -68,7 +83,16 @@ class ProbeReport:
         for level, (name, what) in sorted(LAYERS.items()):
             mark = "yes" if self.layers.get(name) else "NO "
             lines.append(f"  [{mark}] {level} {name}: {what}")
-        for key in ("privdrop_mode", "landlock_abi", "stdlib_readable", "arch", "kernel", "cgroups_v2", "bubblewrap", "euid"):
+        for key in (
+            "privdrop_mode",
+            "landlock_abi",
+            "stdlib_readable",
+            "arch",
+            "kernel",
+            "cgroups_v2",
+            "bubblewrap",
+            "euid",
+        ):
             lines.append(f"  {key}: {self.details.get(key)}")
         for name, hint in self.hints().items():
             lines.append(f"  missing {name}: {hint}")

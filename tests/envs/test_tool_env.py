@@ -37,14 +37,18 @@ def test_python_in_both_formats_and_tool_role(env: ToolEnv) -> None:
         obs, reward, terminated, truncated, info = env.step(action)
         assert obs == "[python] 1180591620717411303424\n" and reward == 0.0
         assert not terminated and not truncated and info["role"] == "tool"
-    openai_style = json.dumps({"type": "function", "function": {"name": "python", "arguments": json.dumps({"code": "print(1)"})}})
+    openai_style = json.dumps(
+        {"type": "function", "function": {"name": "python", "arguments": json.dumps({"code": "print(1)"})}}
+    )
     assert env.step(openai_style)[0] == "[python] 1\n"
 
 
 def test_sleep_past_the_limit_returns_a_timeout_within_it(env: ToolEnv) -> None:
     env.reset(seed=1)
     started = time.perf_counter()
-    obs, reward, terminated, truncated, info = env.step('<tool name="python">import time\ntime.sleep(10)</tool>')
+    obs, reward, terminated, truncated, info = env.step(
+        '<tool name="python">import time\ntime.sleep(10)</tool>'
+    )
     elapsed = time.perf_counter() - started
     assert obs.startswith("[python] timeout") and info["tool_results"][0]["status"] == "timeout"
     assert elapsed < 5.0  # the limit is 1 s; 10 s would mean it was not enforced

@@ -121,7 +121,9 @@ def _raw(nr: int, args: str = "") -> str:
 ATTACKS: list[Attack] = [
     # ---- time
     Attack("infinite_loop", "while True:\n    pass", ("timeout",), kwargs={"timeout_s": 1.0}, needs=1),
-    Attack("sleep_past_timeout", "import time\ntime.sleep(60)", ("timeout",), kwargs={"timeout_s": 1.0}, needs=1),
+    Attack(
+        "sleep_past_timeout", "import time\ntime.sleep(60)", ("timeout",), kwargs={"timeout_s": 1.0}, needs=1
+    ),
     Attack(
         "ignore_sigterm",
         "import signal\nsignal.signal(signal.SIGTERM, signal.SIG_IGN)\nwhile True:\n    pass",
@@ -149,7 +151,9 @@ ATTACKS: list[Attack] = [
     ),
     Attack("fork_raw_syscall", _raw(57), ("ok",), _out_has("-1 1"), harmful=True),
     Attack("vfork_raw_syscall", _raw(58), ("ok",), _out_has("-1 1"), harmful=True),
-    Attack("clone_raw_syscall_process", _raw(56, ", 17, 0, 0, 0, 0"), ("ok",), _out_has("-1 1"), harmful=True),
+    Attack(
+        "clone_raw_syscall_process", _raw(56, ", 17, 0, 0, 0, 0"), ("ok",), _out_has("-1 1"), harmful=True
+    ),
     Attack(
         "clone_new_user_namespace_thread",
         _raw(56, ", 0x10000 | 0x100 | 0x800 | 0x10000000, 0, 0, 0, 0"),
@@ -174,7 +178,9 @@ ATTACKS: list[Attack] = [
         _err_has(_PERM_DENIED),
     ),
     Attack("os_system", "import os\nprint('rc', os.system('id > pwned'))", ("ok",), _out_has("rc ")),
-    Attack("os_execv", "import os\nos.execv('/bin/sh', ['sh', '-c', 'id'])", ("error",), _err_has(_PERM_DENIED)),
+    Attack(
+        "os_execv", "import os\nos.execv('/bin/sh', ['sh', '-c', 'id'])", ("error",), _err_has(_PERM_DENIED)
+    ),
     Attack(
         "reimport_blocked_modules",
         "import importlib\nsp = __import__('sub' + 'process')\nos_ = importlib.import_module('o' + 's')\n"
@@ -198,7 +204,13 @@ ATTACKS: list[Attack] = [
         kwargs={"timeout_s": 3.0},
         needs=1,
     ),
-    Attack("ctypes_segfault", "import ctypes\nctypes.string_at(0)", ("error",), lambda r, c: _exit(r, -11), needs=1),
+    Attack(
+        "ctypes_segfault",
+        "import ctypes\nctypes.string_at(0)",
+        ("error",),
+        lambda r, c: _exit(r, -11),
+        needs=1,
+    ),
     # ---- disk
     Attack(
         "disk_fill_one_file",
@@ -259,7 +271,9 @@ ATTACKS: list[Attack] = [
         lambda r, c: _check_absent("LISTED", r),
         needs=4,
     ),
-    Attack("read_etc_shadow", "print(open('/etc/shadow').read())", ("error",), _err_has(_PERM_DENIED), needs=3),
+    Attack(
+        "read_etc_shadow", "print(open('/etc/shadow').read())", ("error",), _err_has(_PERM_DENIED), needs=3
+    ),
     Attack(
         "read_ssh_keys",
         "import os\nfor d in ({ctx.fake_ssh!r}, os.path.expanduser('~root/.ssh'), '/root/.ssh'):\n"
@@ -269,7 +283,9 @@ ATTACKS: list[Attack] = [
         _both(_no_secret_key, _out_has("denied")),
         needs=4,
     ),
-    Attack("read_proc_1_environ", "print(open('/proc/1/environ').read())", ("error",), _err_has("Error"), needs=3),
+    Attack(
+        "read_proc_1_environ", "print(open('/proc/1/environ').read())", ("error",), _err_has("Error"), needs=3
+    ),
     Attack(
         "read_parent_proc_environ",
         "import os\nfor pid in (os.getppid(), {ctx.supervisor_pid}):\n    try:\n"
@@ -336,7 +352,13 @@ ATTACKS: list[Attack] = [
         _err_has(_PERM_DENIED),
         harmful=True,
     ),
-    Attack("ptrace_attach_supervisor", _raw(101, ", 16, {ctx.supervisor_pid}, 0, 0"), ("ok",), _out_has("-1 1"), harmful=True),
+    Attack(
+        "ptrace_attach_supervisor",
+        _raw(101, ", 16, {ctx.supervisor_pid}, 0, 0"),
+        ("ok",),
+        _out_has("-1 1"),
+        harmful=True,
+    ),
     Attack(
         "process_vm_readv_supervisor",
         _raw(310, ", {ctx.supervisor_pid}, 0, 0, 0, 0, 0"),
@@ -345,7 +367,12 @@ ATTACKS: list[Attack] = [
         harmful=True,
     ),
     # ---- kernel surface
-    Attack("mount_syscall", _LIBC + "print(libc.mount(b'none', b'/tmp', b'tmpfs', 0, None), ctypes.get_errno())", ("ok",), _out_has("-1 1")),
+    Attack(
+        "mount_syscall",
+        _LIBC + "print(libc.mount(b'none', b'/tmp', b'tmpfs', 0, None), ctypes.get_errno())",
+        ("ok",),
+        _out_has("-1 1"),
+    ),
     Attack("unshare_namespaces", _raw(272, ", 0x10000000 | 0x20000"), ("ok",), _out_has("-1 1")),
     Attack("bpf_syscall", _raw(321, ", 0, 0, 0"), ("ok",), _out_has("-1 1")),
     Attack("io_uring_setup", _raw(425, ", 8, 0"), ("ok",), _out_has("-1 1")),
@@ -511,7 +538,9 @@ def run_attack(sandbox, attack: Attack, watch: HostWatch, uids: list[int]) -> ob
         attack.check(result, watch.ctx)
     watch.check(result, uids)
     after = sandbox.run("print(6 * 7)", timeout_s=PATIENT)
-    assert after.status == "ok" and after.stdout == "42\n", f"the sandbox is unhealthy after {attack.name}: {after}"
+    assert after.status == "ok" and after.stdout == "42\n", (
+        f"the sandbox is unhealthy after {attack.name}: {after}"
+    )
     return result
 
 

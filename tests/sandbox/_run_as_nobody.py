@@ -21,7 +21,13 @@ def main(names: list[str]) -> dict:
     from palaestra.sandbox import Sandbox, probe
 
     report = probe()
-    out = {"uid": os.getuid(), "euid": os.geteuid(), "level": report.level, "missing": report.missing, "results": {}}
+    out = {
+        "uid": os.getuid(),
+        "euid": os.geteuid(),
+        "level": report.level,
+        "missing": report.missing,
+        "results": {},
+    }
     if report.level < 1:
         return out
     by_name = {a.name: a for a in attacks.ATTACKS}

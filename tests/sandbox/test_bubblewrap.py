@@ -23,13 +23,17 @@ def bwrap_box():
     except OSError as exc:
         attacks.skip_counted(f"bubblewrap backend: bwrap cannot start here: {exc}")
     if probe_run.status != "ok":
-        attacks.skip_counted(f"bubblewrap backend: bwrap cannot create namespaces here: {probe_run.stderr[-200:]}")
+        attacks.skip_counted(
+            f"bubblewrap backend: bwrap cannot create namespaces here: {probe_run.stderr[-200:]}"
+        )
     yield sb
     sb.close()
 
 
 def test_runs_with_stdin_and_files(bwrap_box):
-    r = bwrap_box.run("print(input()[::-1], open('f.txt').read())", stdin="abc", files={"f.txt": "data"}, timeout_s=PATIENT)
+    r = bwrap_box.run(
+        "print(input()[::-1], open('f.txt').read())", stdin="abc", files={"f.txt": "data"}, timeout_s=PATIENT
+    )
     assert r.status == "ok" and r.stdout == "cba data\n", r
 
 

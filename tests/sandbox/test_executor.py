@@ -37,7 +37,11 @@ def test_stdout_stdin_and_exit_zero(sandbox):
 
 
 def test_binary_stdin_and_unicode_output(sandbox):
-    r = sandbox.run("import sys\nd = sys.stdin.buffer.read()\nprint(len(d), 'é½')", stdin=bytes(range(256)) * 4096, timeout_s=PATIENT)
+    r = sandbox.run(
+        "import sys\nd = sys.stdin.buffer.read()\nprint(len(d), 'é½')",
+        stdin=bytes(range(256)) * 4096,
+        timeout_s=PATIENT,
+    )
     assert r.status == "ok" and r.stdout == "1048576 é½\n"
 
 
@@ -105,7 +109,11 @@ def test_memory_limit(sandbox):
 
 
 def test_output_limit_truncates_exactly(sandbox):
-    r = sandbox.run("print('a' * 5000)\nimport sys\nsys.stderr.write('b' * 5000)", output_limit_bytes=6000, timeout_s=PATIENT)
+    r = sandbox.run(
+        "print('a' * 5000)\nimport sys\nsys.stderr.write('b' * 5000)",
+        output_limit_bytes=6000,
+        timeout_s=PATIENT,
+    )
     assert r.status == "output_limit"
     assert len(r.stdout) + len(r.stderr) <= 6000
     assert r.stdout.startswith("a" * 100)
@@ -129,13 +137,19 @@ def test_files_are_written_into_scratch(sandbox):
 
 
 def test_files_are_importable_like_python_c(sandbox):
-    r = sandbox.run("import helper\nprint(helper.twice(21))", files={"helper.py": "def twice(x):\n    return 2 * x\n"}, timeout_s=PATIENT)
+    r = sandbox.run(
+        "import helper\nprint(helper.twice(21))",
+        files={"helper.py": "def twice(x):\n    return 2 * x\n"},
+        timeout_s=PATIENT,
+    )
     assert r.status == "ok" and r.stdout == "42\n", r
 
 
 def test_scratch_is_fresh_for_every_run(sandbox):
     for i in range(6):  # more runs than workers: every worker is reused
-        r = sandbox.run(f"import os\nprint(sorted(os.listdir('.')))\nopen('left-{i}', 'w').write('x')", timeout_s=PATIENT)
+        r = sandbox.run(
+            f"import os\nprint(sorted(os.listdir('.')))\nopen('left-{i}', 'w').write('x')", timeout_s=PATIENT
+        )
         assert r.status == "ok" and r.stdout == "[]\n", r
 
 
@@ -167,7 +181,10 @@ def test_many_live_threads_fit_the_default_memory_limit(sandbox):
 
 
 def test_non_daemon_threads_are_joined_like_python(sandbox):
-    r = sandbox.run("import threading, time\nthreading.Thread(target=lambda: (time.sleep(0.2), print('late'))).start()", timeout_s=PATIENT)
+    r = sandbox.run(
+        "import threading, time\nthreading.Thread(target=lambda: (time.sleep(0.2), print('late'))).start()",
+        timeout_s=PATIENT,
+    )
     assert r.status == "ok" and r.stdout == "late\n"
 
 
@@ -375,7 +392,12 @@ def test_determinism_check_rejects_failures(sandbox):
 def test_exec_result_and_job_helpers():
     r = ExecResult("ok", 0, "a", "", 0.1, 0.05)
     assert r.to_dict()["stdout"] == "a" and set(r.to_dict()) == {
-        "status", "exit_code", "stdout", "stderr", "wall_s", "cpu_s",
+        "status",
+        "exit_code",
+        "stdout",
+        "stderr",
+        "wall_s",
+        "cpu_s",
     }
     assert Job.coerce("x") == Job("x")
     assert Job.coerce({"code": "y", "timeout_s": 1}) == Job("y", timeout_s=1)

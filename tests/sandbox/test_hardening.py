@@ -85,4 +85,3 @@ def test_validate_rejects_paths_leaving_scratch(name):
 def test_validate_accepts_nested_relative_paths():
     assert _validate(Job("pass", files={"a/b/c.txt": "x", "d": b"y"}), 64) is None
     assert _validate(Job("pass", files={"big": b"x" * (2 << 20)}), 1) is not None
-

@@ -23,9 +23,15 @@ from palaestra.verifiers.constraints import (
 )
 
 SOLVED = [
-    [5, 3, 4, 6, 7, 8, 9, 1, 2], [6, 7, 2, 1, 9, 5, 3, 4, 8], [1, 9, 8, 3, 4, 2, 5, 6, 7],
-    [8, 5, 9, 7, 6, 1, 4, 2, 3], [4, 2, 6, 8, 5, 3, 7, 9, 1], [7, 1, 3, 9, 2, 4, 8, 5, 6],
-    [9, 6, 1, 5, 3, 7, 2, 8, 4], [2, 8, 7, 4, 1, 9, 6, 3, 5], [3, 4, 5, 2, 8, 6, 1, 7, 9],
+    [5, 3, 4, 6, 7, 8, 9, 1, 2],
+    [6, 7, 2, 1, 9, 5, 3, 4, 8],
+    [1, 9, 8, 3, 4, 2, 5, 6, 7],
+    [8, 5, 9, 7, 6, 1, 4, 2, 3],
+    [4, 2, 6, 8, 5, 3, 7, 9, 1],
+    [7, 1, 3, 9, 2, 4, 8, 5, 6],
+    [9, 6, 1, 5, 3, 7, 2, 8, 4],
+    [2, 8, 7, 4, 1, 9, 6, 3, 5],
+    [3, 4, 5, 2, 8, 6, 1, 7, 9],
 ]
 
 
@@ -91,7 +97,9 @@ def test_grid_paths() -> None:
     assert "leaves" in check_grid_path([(0, 0), (-1, 0), (0, 0)], MAZE, (0, 0), (0, 0), simple=False).reason
     assert not check_grid_path([(0, 0), (0, 1), (0, 0), (0, 1)], MAZE, (0, 0), (0, 1)).correct
     assert not check_grid_path(good[1:], MAZE, (0, 0), (2, 3)).correct
-    assert check_grid_path([(0, 0), (0, 1), (1, 2)], [[True] * 3] * 2, (0, 0), (1, 2), neighbourhood=8).correct
+    assert check_grid_path(
+        [(0, 0), (0, 1), (1, 2)], [[True] * 3] * 2, (0, 0), (1, 2), neighbourhood=8
+    ).correct
     assert not check_grid_path([(0, 0), (0, 1), (1, 2)], [[True] * 3] * 2, (0, 0), (1, 2)).correct
     assert not check_grid_path("nonsense", MAZE, (0, 0), (2, 3)).format_ok
 

@@ -28,7 +28,14 @@ NOTATIONS = {
     "ascii": {"not": "~", "and": "&", "or": "|", "imp": "->", "iff": "<->", "xor": "^"},
     "unicode": {"not": "¬", "and": "∧", "or": "∨", "imp": "→", "iff": "↔", "xor": "⊕"},
     "words": {"not": "not ", "and": "and", "or": "or", "imp": "implies", "iff": "iff", "xor": "xor"},
-    "latex": {"not": r"\neg ", "and": r"\land", "or": r"\lor", "imp": r"\to", "iff": r"\leftrightarrow", "xor": r"\oplus"},
+    "latex": {
+        "not": r"\neg ",
+        "and": r"\land",
+        "or": r"\lor",
+        "imp": r"\to",
+        "iff": r"\leftrightarrow",
+        "xor": r"\oplus",
+    },
     "c_style": {"not": "!", "and": "&&", "or": "||", "imp": "=>", "iff": "<=>", "xor": "^"},
 }
 
@@ -58,7 +65,9 @@ FORMULAS = st.recursive(
     st.one_of(VARS, st.booleans().map(lambda b: ("const", b))),
     lambda kids: st.one_of(
         kids.map(lambda k: ("not", k)),
-        st.tuples(st.sampled_from(["and", "or", "xor", "imp", "iff"]), kids, kids).map(lambda t: (t[0], t[1], t[2])),
+        st.tuples(st.sampled_from(["and", "or", "xor", "imp", "iff"]), kids, kids).map(
+            lambda t: (t[0], t[1], t[2])
+        ),
     ),
     max_leaves=8,
 )
@@ -90,7 +99,9 @@ def test_entailment_agrees_with_truth_tables(premises: list[tuple], conclusion: 
     names = sorted(set().union(*(variables(p) for p in premises)) | set(variables(conclusion)))
     expected = all(
         evaluate(conclusion, m) or not all(evaluate(p, m) for p in premises)
-        for m in (dict(zip(names, vs, strict=True)) for vs in itertools.product([False, True], repeat=len(names)))
+        for m in (
+            dict(zip(names, vs, strict=True)) for vs in itertools.product([False, True], repeat=len(names))
+        )
     )
     result = entails(premises, conclusion)
     assert result.holds is expected
@@ -102,10 +113,18 @@ def test_entailment_agrees_with_truth_tables(premises: list[tuple], conclusion: 
 @pytest.mark.parametrize(
     ("a", "b", "same"),
     [
-        ("~(p & q)", "~p | ~q", True), ("~(p | q)", "~p & ~q", True), ("p -> q", "~q -> ~p", True),
-        ("p -> q", "q -> p", False), ("p <-> q", "(p -> q) & (q -> p)", True), ("p ^ q", "~(p <-> q)", True),
-        ("p -> q -> r", "(p & q) -> r", True), ("p -> q -> r", "(p -> q) -> r", False), ("p | ~p", "true", True),
-        ("p & ~p", "⊥", True), ("A and not B", "not (not A or B)", True), ("p", "q", False),
+        ("~(p & q)", "~p | ~q", True),
+        ("~(p | q)", "~p & ~q", True),
+        ("p -> q", "~q -> ~p", True),
+        ("p -> q", "q -> p", False),
+        ("p <-> q", "(p -> q) & (q -> p)", True),
+        ("p ^ q", "~(p <-> q)", True),
+        ("p -> q -> r", "(p & q) -> r", True),
+        ("p -> q -> r", "(p -> q) -> r", False),
+        ("p | ~p", "true", True),
+        ("p & ~p", "⊥", True),
+        ("A and not B", "not (not A or B)", True),
+        ("p", "q", False),
     ],
 )
 def test_classic_equivalences(a: str, b: str, same: bool) -> None:
@@ -113,10 +132,16 @@ def test_classic_equivalences(a: str, b: str, same: bool) -> None:
 
 
 def test_precedence_not_and_or_implies() -> None:
-    assert parse_formula("~p & q | r -> s") == ("imp", ("or", ("and", ("not", ("var", "p")), ("var", "q")), ("var", "r")), ("var", "s"))
+    assert parse_formula("~p & q | r -> s") == (
+        "imp",
+        ("or", ("and", ("not", ("var", "p")), ("var", "q")), ("var", "r")),
+        ("var", "s"),
+    )
 
 
-@pytest.mark.parametrize("text", ["", "p &", "(p | q", "p q", "p $ q", "->", "(" * 500 + "p" + ")" * 500, "x" * 200_000])
+@pytest.mark.parametrize(
+    "text", ["", "p &", "(p | q", "p q", "p $ q", "->", "(" * 500 + "p" + ")" * 500, "x" * 200_000]
+)
 def test_malformed_formulas_are_refused(text: str) -> None:
     with pytest.raises(LogicParseError):
         parse_formula(text)
@@ -125,8 +150,10 @@ def test_malformed_formulas_are_refused(text: str) -> None:
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("A=T, B=F", {"A": True, "B": False}), ("A: true; B: false", {"A": True, "B": False}),
-        ("{x1: 1, x2: 0}", {"x1": True, "x2": False}), ("p, ¬q, r", {"p": True, "q": False, "r": True}),
+        ("A=T, B=F", {"A": True, "B": False}),
+        ("A: true; B: false", {"A": True, "B": False}),
+        ("{x1: 1, x2: 0}", {"x1": True, "x2": False}),
+        ("p, ¬q, r", {"p": True, "q": False, "r": True}),
         ("p and not q", {"p": True, "q": False}),
     ],
 )
@@ -162,7 +189,12 @@ def test_unknown_is_never_credited() -> None:
     # pigeonhole 9 -> 8 is hard for resolution; a 1 ms budget cannot prove it
     holes, pigeons = 8, 9
     clauses = [" | ".join(f"x{p}_{h}" for h in range(holes)) for p in range(pigeons)]
-    clauses += [f"(~x{p}_{h} | ~x{q}_{h})" for h in range(holes) for p in range(pigeons) for q in range(p + 1, pigeons)]
+    clauses += [
+        f"(~x{p}_{h} | ~x{q}_{h})"
+        for h in range(holes)
+        for p in range(pigeons)
+        for q in range(p + 1, pigeons)
+    ]
     formula = " & ".join(f"({c})" for c in clauses)
     verdict = check_unsat_claim(formula, timeout_ms=1)
     assert not verdict.correct

@@ -112,7 +112,10 @@ def test_reward_function_called_the_way_trl_calls_it() -> None:
 
 def test_reward_function_conversational_format_and_custom_column() -> None:
     reward = make_math_reward("solution", policy=MathPolicy(rel_tol=1e-3, timeout_s=60))
-    completions = [[{"role": "assistant", "content": r"\boxed{3.1416}"}], [{"role": "assistant", "content": "<answer>3</answer>"}]]
+    completions = [
+        [{"role": "assistant", "content": r"\boxed{3.1416}"}],
+        [{"role": "assistant", "content": "<answer>3</answer>"}],
+    ]
     assert reward(prompts=[[], []], completions=completions, solution=[r"\pi", r"\pi"]) == [1.0, 0.0]
     with pytest.raises(KeyError):
         reward(completions=completions, answer=["1", "2"])
@@ -139,6 +142,7 @@ def test_model_text_never_reaches_eval_or_sympify(monkeypatch: pytest.MonkeyPatc
             if isinstance(source, str) and source in texts:
                 seen.append(source)
             return fn(source, *args, **kwargs)
+
         return inner
 
     monkeypatch.setattr(sympy_parser, "parse_expr", trap)
@@ -151,8 +155,17 @@ def test_model_text_never_reaches_eval_or_sympify(monkeypatch: pytest.MonkeyPatc
 
 @pytest.mark.parametrize(
     "text",
-    [r"10^{10^{10}}", r"2^{2^{2^{2^{2^{2}}}}}", r"100000!", "1e100000", r"\sqrt[100000]{2}", "(" * 5000 + "1" + ")" * 5000,
-     r"x^{10^{9}}", r"\binom{10^{9}}{3}", r"0.\overline{" + "3" * 500 + "}"],
+    [
+        r"10^{10^{10}}",
+        r"2^{2^{2^{2^{2^{2}}}}}",
+        r"100000!",
+        "1e100000",
+        r"\sqrt[100000]{2}",
+        "(" * 5000 + "1" + ")" * 5000,
+        r"x^{10^{9}}",
+        r"\binom{10^{9}}{3}",
+        r"0.\overline{" + "3" * 500 + "}",
+    ],
 )
 def test_unbounded_constructions_are_refused_by_the_parser(text: str) -> None:
     with pytest.raises(_mathparse.ParseError):

@@ -58,8 +58,13 @@ def _plain(expr: sympy.Expr) -> str:
 
 def _unicode(expr: sympy.Expr) -> str:
     text = _plain(expr)
-    return (text.replace("sqrt", "√").replace("pi", "π").replace("**", "^").replace("*", "×")
-            .replace("-", "\u2212"))
+    return (
+        text.replace("sqrt", "√")
+        .replace("pi", "π")
+        .replace("**", "^")
+        .replace("*", "×")
+        .replace("-", "\u2212")
+    )
 
 
 def _renderings(expr: sympy.Expr) -> list[str]:
@@ -98,7 +103,10 @@ def test_every_rendering_equals_the_value(expr: sympy.Expr) -> None:
 
 
 @SETTINGS
-@given(EXPRS, st.sampled_from([sympy.Rational(1, 7), sympy.Rational(-1, 1000), sympy.Rational(10) ** -9, sympy.I]))
+@given(
+    EXPRS,
+    st.sampled_from([sympy.Rational(1, 7), sympy.Rational(-1, 1000), sympy.Rational(10) ** -9, sympy.I]),
+)
 def test_perturbed_values_are_not_equal(expr: sympy.Expr, delta: sympy.Expr) -> None:
     assume(expr.is_finite and sympy.count_ops(expr) < 40)
     gold = sympy.latex(expr)
@@ -160,7 +168,7 @@ def test_sets_ignore_order_tuples_do_not(items: list[int], rnd) -> None:
 
 
 @SETTINGS
-@given(st.integers(-10**12, 10**12))
+@given(st.integers(-(10**12), 10**12))
 def test_thousands_separators(n: int) -> None:
     plain = str(n)
     assert _eq(plain, f"{n:,}").correct
@@ -183,7 +191,13 @@ def test_fraction_spellings(p: int, q: int) -> None:
 @SETTINGS
 @given(st.integers(0, 10**6), st.integers(0, 10**4), st.integers(1, 4))
 def test_fast_path_agrees_with_the_parser(whole: int, frac: int, digits: int) -> None:
-    pieces = [str(whole), f"{whole}.{frac:0{digits}d}", f"{whole:,}", f"{frac}/{digits}", rf"\frac{{{frac}}}{{{digits}}}"]
+    pieces = [
+        str(whole),
+        f"{whole}.{frac:0{digits}d}",
+        f"{whole:,}",
+        f"{frac}/{digits}",
+        rf"\frac{{{frac}}}{{{digits}}}",
+    ]
     for gold in pieces:
         for pred in pieces:
             fast = _eq(gold, pred)
@@ -196,8 +210,42 @@ def test_fast_path_agrees_with_the_parser(whole: int, frac: int, digits: int) ->
 # ------------------------------------------------------------------------------------------
 
 _PIECES = st.sampled_from(
-    ["1", "23", "x", "+", "-", "^", "{", "}", "(", ")", "[", "]", ",", "=", "<", r"\frac", r"\sqrt", r"\pi",
-     r"\{", r"\}", r"\cup", "i", "e", ".", r"\overline", "!", "%", r"\circ", " ", r"\text{", "or", "|", "/", "\\"]
+    [
+        "1",
+        "23",
+        "x",
+        "+",
+        "-",
+        "^",
+        "{",
+        "}",
+        "(",
+        ")",
+        "[",
+        "]",
+        ",",
+        "=",
+        "<",
+        r"\frac",
+        r"\sqrt",
+        r"\pi",
+        r"\{",
+        r"\}",
+        r"\cup",
+        "i",
+        "e",
+        ".",
+        r"\overline",
+        "!",
+        "%",
+        r"\circ",
+        " ",
+        r"\text{",
+        "or",
+        "|",
+        "/",
+        "\\",
+    ]
 )
 
 
@@ -211,9 +259,33 @@ def test_random_token_soup_never_crashes(text: str) -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(_PIECES | st.sampled_from(["f", "(", "x", ",", ")", "=", "^", "{-1}", r"\begin{pmatrix}", "&", r"\\",
-                                           r"\end{pmatrix}", r"\left(", r"\right)", r"\in", "U", r"\pm"]),
-                max_size=20).map("".join))
+@given(
+    st.lists(
+        _PIECES
+        | st.sampled_from(
+            [
+                "f",
+                "(",
+                "x",
+                ",",
+                ")",
+                "=",
+                "^",
+                "{-1}",
+                r"\begin{pmatrix}",
+                "&",
+                r"\\",
+                r"\end{pmatrix}",
+                r"\left(",
+                r"\right)",
+                r"\in",
+                "U",
+                r"\pm",
+            ]
+        ),
+        max_size=20,
+    ).map("".join)
+)
 def test_the_parser_only_ever_raises_parse_error(text: str) -> None:
     # in-process and cheap, so many more examples than through the worker
     from palaestra.verifiers._mathparse import ParseError, parse_answer

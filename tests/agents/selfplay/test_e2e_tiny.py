@@ -34,7 +34,9 @@ def test_tiny_selfplay_step(tmp_path) -> None:
     )
     summary = run_selfplay(config, sp, "arith", quiet=True)
     assert summary["steps"] == 1
-    rows = [json.loads(line) for line in (Path(summary["run_dir"]) / "metrics.jsonl").read_text().splitlines()]
+    rows = [
+        json.loads(line) for line in (Path(summary["run_dir"]) / "metrics.jsonl").read_text().splitlines()
+    ]
     assert [r["kind"] for r in rows] == ["eval_sft", "selfplay", "eval", "sft", "control", "eval_control"]
     step = rows[1]
     assert sum(step["rejections"].values()) == 2  # every proposal is graded, valid or not
