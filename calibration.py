@@ -3,8 +3,10 @@
 For every level, over N seeds, ``calibrate`` records the solve rate of the family's weak
 heuristic solver and of its exact solver (both graded by the family's own verifier), the exact
 solver's effort (nodes, steps, conflicts), the duplicate rate by canonical hash and the
-generation time. ``palaestra calibrate FAMILY`` writes ``docs/calibration/FAMILY.json`` and a
-PNG plot; ``tests/test_calibration.py`` checks the stored files stay monotone and current.
+generation time. ``palaestra calibrate FAMILY`` writes ``FAMILY.json`` and a PNG plot into
+``--out`` (default ``./calibration``); the stored cards ship in ``palaestra/measured/calibration``
+(``palaestra dev refresh`` rewrites them in a checkout) and ``tests/test_calibration.py`` checks
+they stay monotone and current.
 """
 
 from __future__ import annotations
@@ -17,12 +19,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+from palaestra import measurements
 from palaestra.core import LEVELS, Task
 from palaestra.registry import FamilySpec, SolverRun, families, get, make_task, verify
-
-DEFAULT_OUT = Path(__file__).resolve().parent / "docs" / "calibration"
-# written by benchmarks/duplicates.py (2,000 tasks per level; too slow for calibrate's N seeds)
-DUPLICATES = Path(__file__).resolve().parent / "benchmarks" / "results" / "duplicates.json"
 
 
 def canonical_key(task: Task) -> str:
@@ -30,9 +29,10 @@ def canonical_key(task: Task) -> str:
     return str(task.metadata.get("canonical_hash", task.id))
 
 
-def stored_duplicates(path: Path = DUPLICATES) -> dict[str, Any]:
-    """The duplicate measurement on file: ``{"families": {name: {"family_version", "levels"}}}``."""
-    return json.loads(path.read_text()) if path.exists() else {"families": {}}
+def stored_duplicates(path: Path = measurements.DUPLICATES) -> dict[str, Any]:
+    """The duplicate measurement on file (``benchmarks/duplicates.py``: 2,000 tasks per level,
+    too slow for calibrate's N seeds): ``{"families": {name: {"family_version", "levels"}}}``."""
+    return measurements.load(path, {"families": {}})
 
 
 def current_duplicate_rows(record: dict[str, Any], spec: FamilySpec) -> dict[int, dict[str, Any]]:
@@ -130,18 +130,21 @@ def plot(record: dict[str, Any], path: Path) -> None:
     plt.close(fig)
 
 
-def write(record: dict[str, Any], out_dir: Path) -> Path:
-    out_dir.mkdir(parents=True, exist_ok=True)
+def write(record: dict[str, Any], out_dir: Path, plot_dir: Path | None = None) -> Path:
+    """``FAMILY.json`` into ``out_dir`` and its plot into ``plot_dir`` (default: the same folder)."""
+    plot_dir = plot_dir or out_dir
+    for folder in (out_dir, plot_dir):
+        folder.mkdir(parents=True, exist_ok=True)
     path = out_dir / f"{record['family']}.json"
     path.write_text(json.dumps(record, indent=2) + "\n")
-    plot(record, out_dir / f"{record['family']}.png")
+    plot(record, plot_dir / f"{record['family']}.png")
     return path
 
 
-def default_out() -> Path:
-    """docs/calibration of a source checkout; an installed package never writes into itself."""
-    source_checkout = (Path(__file__).resolve().parent / "pyproject.toml").is_file()
-    return DEFAULT_OUT if source_checkout else Path.cwd() / "calibration"
+def stored_calibration(family: str) -> dict[int, dict[str, Any]]:
+    """The shipped calibration rows of ``family`` by level (empty when never calibrated)."""
+    record = measurements.load(measurements.CALIBRATION / f"{family}.json", {"rows": []})
+    return {row["level"]: row for row in record["rows"]}
 
 
 def run_cli(args: argparse.Namespace) -> int:
@@ -154,7 +157,7 @@ def run_cli(args: argparse.Namespace) -> int:
         raise ValueError(f"--seeds must be positive, got {args.seeds}")
     for name in names:
         print(f"calibrating {name} over {args.seeds} seeds per level", file=sys.stderr)
-        path = write(calibrate(name, args.seeds), args.out or default_out())
+        path = write(calibrate(name, args.seeds), args.out)
         print(f"wrote {path}")
     return 0
 
@@ -167,7 +170,7 @@ def add_cli(subparsers: Any) -> None:
     p.add_argument(
         "--out",
         type=Path,
-        default=None,
-        help="output folder (default: docs/calibration in a source checkout, else ./calibration)",
+        default=Path("calibration"),
+        help="output folder for FAMILY.json and FAMILY.png (default ./calibration)",
     )
     p.set_defaults(run=run_cli)

@@ -1,29 +1,26 @@
-"""The family catalog (``docs/catalog.md``), generated from the registry.
+"""The family catalog, generated from the registry and the shipped measurements.
 
-``palaestra catalog`` rewrites it; ``palaestra catalog --check`` exits 1 when the committed
-file is stale (the test suite runs the check, so the catalog never drifts from the code).
+``palaestra catalog --out FILE`` writes it (default ``./catalog.md``); the repository keeps it
+as ``docs/catalog.md``, and ``palaestra catalog --check --out docs/catalog.md`` exits 1 when
+that file is stale (the test suite runs the check, so the catalog never drifts from the code).
+The figures come from ``palaestra/measured/`` (package data), so an installed wheel renders the
+same catalog as a checkout.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
-from palaestra.calibration import current_duplicate_rows, stored_duplicates
+from palaestra import measurements
+from palaestra.calibration import current_duplicate_rows, stored_calibration, stored_duplicates
 from palaestra.core import LEVELS
 from palaestra.registry import FamilySpec, families, get, make_task
 
-DOCS = Path(__file__).resolve().parent / "docs"
-CATALOG = DOCS / "catalog.md"
-REWARD_ERRORS = Path(__file__).resolve().parent / "benchmarks" / "results" / "reward_errors.json"
-CALIBRATION = DOCS / "calibration"
 EXAMPLE_LEVEL, EXAMPLE_SEED = 3, 0
 DUPLICATE_BOUND_FROM = 3  # the duplicate bound (1% of 2,000 tasks) holds from this level on
-# written by benchmarks/generation.py: our level 5 beside reasoning-gym's closest datasets
-GENERATION = Path(__file__).resolve().parent / "benchmarks" / "results" / "generation.json"
 
 
 def _cell(value: Any) -> str:
@@ -43,9 +40,9 @@ def _knob_table(spec: FamilySpec) -> list[str]:
     return lines
 
 
-def stored_reward_errors(path: Path = REWARD_ERRORS) -> dict[str, Any]:
+def stored_reward_errors(path: Path = measurements.REWARD_ERRORS) -> dict[str, Any]:
     """The reward-error measurement on file (``benchmarks/reward_errors.py``)."""
-    return json.loads(path.read_text()) if path.exists() else {"families": {}}
+    return measurements.load(path, {"families": {}})
 
 
 def current_reward_errors(record: dict[str, Any] | None, spec: FamilySpec) -> dict[str, Any] | None:
@@ -59,7 +56,7 @@ def _level_table(
     spec: FamilySpec, duplicates: dict[int, dict[str, Any]], errors: dict[str, Any] | None = None
 ) -> list[str]:
     names = spec.knobs.names()
-    calibration = _calibration_rows(spec.name)
+    calibration = stored_calibration(spec.name)
     extra = ["weak solve rate", "mean effort"] if calibration else []
     extra += ["best constant answer", "duplicates"]
     constants = _constant_scores(errors)
@@ -138,13 +135,6 @@ def _duplicates_cell(level: int, row: dict[str, Any] | None) -> str:
     return "not measured" if level >= DUPLICATE_BOUND_FROM else "-"
 
 
-def _calibration_rows(name: str) -> dict[int, dict[str, Any]]:
-    path = CALIBRATION / f"{name}.json"
-    if not path.exists():
-        return {}
-    return {row["level"]: row for row in json.loads(path.read_text())["rows"]}
-
-
 def render_family(
     name: str, duplicates: dict[str, Any] | None = None, reward_errors: dict[str, Any] | None = None
 ) -> str:
@@ -171,7 +161,7 @@ def render_family(
         "",
         *_knob_table(spec),
         "",
-        "Levels" + (" (with measured calibration):" if _calibration_rows(name) else ":"),
+        "Levels" + (" (with measured calibration):" if stored_calibration(name) else ":"),
         "",
         *_level_table(spec, duplicate_rows, errors),
         "",
@@ -187,10 +177,10 @@ def render_family(
     return "\n".join(lines)
 
 
-def _speed_table(path: Path = GENERATION) -> list[str]:
+def _speed_table(path: Path = measurements.GENERATION) -> list[str]:
     """Milliseconds per task (CPU, mean over a fixed seed range) beside reasoning-gym, from the
     stored comparisons that timed right, wrong and model-style answers (older ones are left out)."""
-    peers = json.loads(path.read_text()).get("peers", {}) if path.exists() else {}
+    peers = measurements.load(path).get("peers", {})
     rows = {key: row for key, row in peers.items() if "ours_over_theirs_speed" in row}
     if not rows:
         return []
@@ -235,14 +225,15 @@ def render_catalog() -> str:
         "Generated from the registry by `palaestra catalog`; do not edit by hand.",
         "",
         f"{len(names)} families. Every family has 10 calibrated levels, typed knobs and an exact verifier;",
-        "calibration files and plots are in [calibration/](calibration/). Duplicate rates among 2,000",
-        "tasks per level (canonical hash; the bound is 1% at levels >= 3) are measured by",
-        "`benchmarks/duplicates.py` into `benchmarks/results/duplicates.json` and shown in each",
-        "level table (only figures still current: same family version and level knobs); generation speed by",
-        "`benchmarks/generation.py` into `benchmarks/results/generation.json`. Reward errors (wrong answers",
-        "paid and right answers refused under the red-team suite's attacks, verify time on hostile input,",
-        "the mutation kill rate of code families and the best constant answer's score per level) are",
-        "measured by `benchmarks/reward_errors.py` into `benchmarks/results/reward_errors.json`.",
+        "calibration records ship in `palaestra/measured/calibration/` and their plots are in",
+        "[calibration/](calibration/). Duplicate rates among 2,000 tasks per level (canonical hash; the",
+        "bound is 1% at levels >= 3) are measured by `benchmarks/duplicates.py` into",
+        "`measured/duplicates.json` and shown in each level table (only figures still current: same",
+        "family version and level knobs); generation speed by `benchmarks/generation.py` into",
+        "`measured/generation.json`. Reward errors (wrong answers paid and right answers refused under",
+        "the red-team suite's attacks, verify time on hostile input, the mutation kill rate of code",
+        "families and the best constant answer's score per level) are measured by",
+        "`benchmarks/reward_errors.py` into `measured/reward_errors.json`.",
         *_speed_table(),
         "",
         "| family | domain | verifier | description |",
@@ -273,7 +264,9 @@ def run_cli(args: argparse.Namespace) -> int:
 
 
 def add_cli(subparsers: Any) -> None:
-    p = subparsers.add_parser("catalog", help="write docs/catalog.md from the registry")
-    p.add_argument("--out", type=Path, default=CATALOG, help="output file (default docs/catalog.md)")
+    p = subparsers.add_parser("catalog", help="write the family catalog (Markdown) from the registry")
+    p.add_argument(
+        "--out", type=Path, default=Path("catalog.md"), help="output file (default ./catalog.md)"
+    )
     p.add_argument("--check", action="store_true", help="exit 1 if the file is stale instead of writing it")
     p.set_defaults(run=run_cli)

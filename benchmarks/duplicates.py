@@ -4,7 +4,7 @@ A duplicate is two seeds whose tasks share a canonical key (the family's ``canon
 when it declares one, which is relabelling/rotation aware, else the task id). For each family
 and level, seeds 0..N-1 are generated and ``1 - distinct / N`` is recorded, with the family
 version and the level's knobs so that ``tests/test_duplicates.py`` can tell a stale record from
-a current one. Results merge into ``benchmarks/results/duplicates.json``, so the expensive
+a current one. Results merge into ``measured/duplicates.json`` (package data), so the expensive
 families can be measured in separate runs; ``palaestra catalog`` then shows them in the level
 tables of ``docs/catalog.md`` (the test suite fails until it is rerun).
 
@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 import palaestra
-from palaestra.calibration import DUPLICATES, canonical_key, current_duplicate_rows, stored_duplicates
+from palaestra.calibration import canonical_key, current_duplicate_rows, stored_duplicates
+from palaestra.measurements import DUPLICATES
 from palaestra.registry import get
 
 RESULTS = DUPLICATES

@@ -15,7 +15,7 @@ number of items, fed real answers: an entry's ``answer``, or for datasets whose 
 ``None`` (graph_color, propositional_logic; their scorer returns 0 at once for it) the valid
 answer its metadata carries; a wrong answer (the right one cut short, or a changed colour); and
 a model-style response put through reasoning-gym's own ``extract_answer``. The ratios
-ours/theirs are reported. Results: ``benchmarks/results/generation.json``.
+ours/theirs are reported. Results: ``measured/generation.json`` (package data).
 
 A run over every family rewrites the file. A run with ``--families`` merges into it: the named
 families' rows and peer comparisons are replaced, every other family's are kept, and the run is
@@ -40,9 +40,10 @@ from typing import Any
 import numpy as np
 
 import palaestra
+from palaestra.measurements import GENERATION
 from palaestra.registry import get
 
-RESULTS = Path(__file__).resolve().parent / "results" / "generation.json"
+RESULTS = GENERATION  # package data: the catalog shows it
 LEVELS = (1, 5, 10)
 KINDS = ("right", "wrong", "model")
 REASONING = "Let me work through this carefully, one step at a time, and check the result twice.\n"

@@ -17,7 +17,7 @@ records per family:
 - ``best_constant_score`` per level: from ``benchmarks/constant_answers.py``'s stored results
   (computed with its ``best_constant_score``), or ``{"status": "not measured"}``.
 
-Results merge into ``benchmarks/results/reward_errors.json`` (one record per family, with the
+Results merge into ``measured/reward_errors.json`` (package data) (one record per family, with the
 family version; a stale record is shown as not measured in ``docs/catalog.md``).
 
     python benchmarks/reward_errors.py                                 # every family
@@ -40,7 +40,8 @@ from types import ModuleType
 from typing import Any
 
 import palaestra
-from palaestra.catalog import REWARD_ERRORS, stored_reward_errors
+from palaestra.catalog import stored_reward_errors
+from palaestra.measurements import REWARD_ERRORS
 from palaestra.core import LEVELS
 from palaestra.registry import get
 

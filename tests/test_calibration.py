@@ -1,4 +1,4 @@
-"""Stored calibration (docs/calibration/*.json) is current, complete and monotone.
+"""Stored calibration (measured/calibration/*.json, plots in docs/calibration/) is current, complete and monotone.
 
 The weak heuristic's solve rate must not rise with the level, and the exact solver's effort
 must not fall, beyond a noise tolerance; the exact solver always solves. The files are
@@ -14,10 +14,12 @@ from pathlib import Path
 import pytest
 
 import palaestra
-from palaestra import calibration, catalog
+from palaestra import calibration, catalog, measurements
 from palaestra.cli import main
 
-CALIBRATION = Path(__file__).resolve().parents[1] / "docs" / "calibration"
+CALIBRATION = measurements.CALIBRATION
+PLOTS = Path(__file__).resolve().parents[1] / "docs" / "calibration"
+CATALOG = Path(__file__).resolve().parents[1] / "docs" / "catalog.md"
 MIN_SEEDS = 100
 FOUNDATION = {"expression", "sudoku", "knights_knaves", "shortest_path"}  # calibrated over 200 seeds
 # Mean effort may dip by at most this fraction from one level to the next (sampling noise).
@@ -51,7 +53,7 @@ def test_calibration_is_current_and_monotone(family: str) -> None:
     assert [r["level"] for r in rows] == list(range(1, 11))
     assert all(r["seeds"] >= (200 if family in FOUNDATION else MIN_SEEDS) for r in rows)
     assert all(r["exact_solve_rate"] == 1.0 for r in rows), "the exact solver must always solve"
-    assert (CALIBRATION / f"{family}.png").exists()
+    assert (PLOTS / f"{family}.png").exists()
     best_rate = rows[0]["weak_solve_rate"]
     for previous, row in zip(rows, rows[1:], strict=False):
         allowed = best_rate + rate_tolerance(best_rate, row["seeds"])
@@ -83,7 +85,7 @@ def test_catalog_is_generated_and_current() -> None:
     text = catalog.render_catalog()
     for family in palaestra.families():
         assert f"## `{family}`" in text
-    assert catalog.CATALOG.read_text() == text, "docs/catalog.md is stale: run `palaestra catalog`"
+    assert CATALOG.read_text() == text, "docs/catalog.md is stale: run `palaestra dev refresh --catalog`"
 
 
 def test_catalog_shows_only_current_duplicate_figures() -> None:

@@ -167,7 +167,7 @@ EFFORT_SEEDS = 24
 @pytest.mark.parametrize("family", FAMILIES)
 def test_solver_effort_grows_with_level(family: str) -> None:
     """Mean exact-solver effort at level 10 > level 5 > level 1 (the stored 200-seed calibration
-    in docs/calibration checks every level; this re-measures a sample live)."""
+    in measured/calibration checks every level; this re-measures a sample live)."""
     impl = get(family).impl
     means = []
     for level in CONTRACT_LEVELS:

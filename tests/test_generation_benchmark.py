@@ -1,6 +1,6 @@
 """`benchmarks/generation.py`: a run over some families merges into the stored figures.
 
-The full run rewrites `benchmarks/results/generation.json` (about 10 CPU-minutes); refreshing one
+The full run rewrites `measured/generation.json` (about 10 CPU-minutes); refreshing one
 family after a change must keep every other family's figures and say which run measured what.
 """
 

@@ -12,7 +12,7 @@ disagree. Restrictions are drawn at random, which keeps duplicate tasks rare fro
 were 1.5% at level 3).
 Sizes stay small enough for the enumeration (at most 60,000 objects); that brute-force check is
 what generation costs: level 5 runs at 70-90 tasks per CPU-second on a quiet core and level 10 at
-~30 (benchmarks/results/generation.json; a core shared with heavy load gives a fraction of that).
+~30 (measured/generation.json; a core shared with heavy load gives a fraction of that).
 The weak solver counts by hand only small cases (<= 300 objects).
 """
 

@@ -58,7 +58,7 @@ LEVELS = {
     6: CountdownKnobs(count=6, big=1, target_digits=3, min_numbers=4, unreachable_share=0.3),
     # One big number and fewer unreachable targets at 7-8: with two big numbers there are only
     # ~3,700 number sets and few unreachable 3-digit targets each, and 1.2% / 1.6% of 2,000 tasks
-    # were duplicates (now measured in benchmarks/results/duplicates.json).
+    # were duplicates (now measured in measured/duplicates.json).
     7: CountdownKnobs(count=6, big=1, target_digits=3, min_numbers=5, unreachable_share=0.15),
     8: CountdownKnobs(count=6, big=1, target_digits=3, min_numbers=6, unreachable_share=0.15),
     9: CountdownKnobs(count=6, big=2, target_digits=4, min_numbers=5, unreachable_share=0.4),

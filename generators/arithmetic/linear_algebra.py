@@ -20,7 +20,7 @@ Answers are read by small parsers (``[[1, 2], [3, 4]]``, ``[1 2; 3 4]``, LaTeX
 nothing is evaluated, and text a parser did not consume is a format error. Difficulty grows with
 the operation (determinant, 2x2 inverse, rank certificate, then all four mixed) and with the size
 (2 to 6) and entry range. Generation: about 3,400 tasks per CPU-second at level 5 (760 at level
-10; benchmarks/results/generation.json).
+10; measured/generation.json).
 """
 
 from __future__ import annotations

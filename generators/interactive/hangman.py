@@ -22,7 +22,7 @@ player below solves every common word of the length (checked exhaustively in the
 The weak solver reads only the pattern (it ignores the misses and the rule that a blank holds
 no guessed letter) and answers the common word fitting it whose hidden letters are the most
 frequent in English: it solves 82% at level 1, 11% at level 5, 1% at level 10 (16% at level 4,
-1% at 6, 8% at 7: the rare-letter levels are the harder ones; docs/calibration/hangman.json).
+1% at 6, 8% at 7: the rare-letter levels are the harder ones; measured/calibration/hangman.json).
 The exact solver filters the dictionary position by position, then letter by letter (effort =
 words scanned, ~4,900 at level 1 to ~12,600 at level 10). The scripted reference player
 guesses the letter found in most common words still possible (the word itself once one is

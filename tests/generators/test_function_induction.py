@@ -104,7 +104,7 @@ def test_every_step_of_the_space_is_a_distinct_function() -> None:
 
 def test_few_step_levels_rarely_repeat_a_hidden_function() -> None:
     # level 3 (two steps) repeated its hidden function in about half of 2,000 seeds before the
-    # step space was widened; now about 0.5% (benchmarks/results/duplicates.json, 2,000 seeds):
+    # step space was widened; now about 0.5% (measured/duplicates.json, 2,000 seeds):
     # 400 seeds may hold one or two chance repeats, never more
     keys = {_task(3, seed).metadata["canonical_hash"] for seed in range(400)}
     assert len(keys) >= 398
