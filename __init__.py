@@ -13,8 +13,7 @@ from typing import Any
 from palaestra.batch import verify_many
 from palaestra.core import Difficulty, Knobs, Task, Verdict
 from palaestra.registry import families, get, make_task, rebuild, verify
-
-__version__ = "0.1.0"
+from palaestra.version import __version__
 
 __all__ = [
     "Difficulty",
@@ -41,13 +40,13 @@ def make(family: str, **kwargs: Any):  # -> gymnasium.Env
 
 def _register_envs() -> None:
     # Importing palaestra registers every family's and game's Gymnasium id (palaestra/Sudoku-v0, ...).
-    from palaestra.envs import debugging, register_wrappers
+    from palaestra.envs import debugging, register_generic_envs
     from palaestra.envs.games import register_games
     from palaestra.registry import discover
 
     discover()
     register_games()
-    register_wrappers()
+    register_generic_envs()
     debugging.register()
 
 

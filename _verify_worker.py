@@ -17,7 +17,7 @@ import sys
 from multiprocessing.connection import Connection
 
 from palaestra.core import Task, Verdict
-from palaestra.registry import _FAMILIES, discover, verify
+from palaestra.registry import discover, is_registered, verify
 
 
 def serve(inbox: Connection, outbox: Connection) -> None:
@@ -33,7 +33,7 @@ def serve(inbox: Connection, outbox: Connection) -> None:
             tasks.pop(task_id, None)
         for text, module, path in learn:
             task = Task.from_json(text)
-            if task.family not in _FAMILIES:
+            if not is_registered(task.family):
                 _import_family_module(module, path)
             tasks[task.id] = task
         for task_id, response in pairs:

@@ -172,7 +172,7 @@ def _sandbox_threads() -> ThreadPoolExecutor:
     global _SANDBOX_THREADS
     with _POOLS_LOCK:
         if _SANDBOX_THREADS is None:
-            from palaestra.generators.code._runner import worker_count
+            from palaestra.generators.code.shared_sandbox import worker_count
 
             _SANDBOX_THREADS = ThreadPoolExecutor(
                 worker_count(), thread_name_prefix="palaestra-verify-sandbox"
@@ -186,6 +186,13 @@ def _pool(workers: int) -> _Pool:
         if pool is None:
             pool = _POOLS[workers] = _Pool(workers)
         return pool
+
+
+def worker_pids() -> list[int]:
+    """Process ids of this process's verify workers (for operators and load tests)."""
+    with _POOLS_LOCK:
+        pools = list(_POOLS.values())
+    return [w.proc.pid for pool in pools for w in pool.workers if w.proc is not None]
 
 
 def _forget_after_fork() -> None:

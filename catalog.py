@@ -265,8 +265,6 @@ def run_cli(args: argparse.Namespace) -> int:
 
 def add_cli(subparsers: Any) -> None:
     p = subparsers.add_parser("catalog", help="write the family catalog (Markdown) from the registry")
-    p.add_argument(
-        "--out", type=Path, default=Path("catalog.md"), help="output file (default ./catalog.md)"
-    )
+    p.add_argument("--out", type=Path, default=Path("catalog.md"), help="output file (default ./catalog.md)")
     p.add_argument("--check", action="store_true", help="exit 1 if the file is stale instead of writing it")
     p.set_defaults(run=run_cli)

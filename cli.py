@@ -23,9 +23,10 @@ COMMAND_MODULES: list[str] = [
     "palaestra.calibration",
     "palaestra.catalog",
     "palaestra.export",
-    "palaestra.agents.eval",
+    "palaestra.agents.suite_eval",
     "palaestra.agents.cli",
     "palaestra.server",
+    "palaestra.dev",
 ]
 
 EXIT_USAGE = 2

@@ -1,6 +1,6 @@
 """The shared contract of palaestra: tasks, difficulty knobs, verdicts and seed derivation.
 
-This module imports nothing else from palaestra (DESIGN.md: arrows point down). Every other
+This module imports nothing else from palaestra (docs/architecture.md: arrows point down). Every other
 room speaks in these types.
 """
 

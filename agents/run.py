@@ -33,7 +33,7 @@ import numpy as np
 from palaestra.agents.backends import Backend
 from palaestra.agents.checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
 from palaestra.agents.config import TrainConfig
-from palaestra.agents.evaluate import EvalResult, paired_gain
+from palaestra.agents.heldout_eval import EvalResult, paired_gain
 from palaestra.agents.reporting import ProgressBar, plot_metrics, plot_summary, read_jsonl, summary_table
 from palaestra.agents.sft import SFT
 from palaestra.agents.trainer import GRPOTrainer, write_jsonl
@@ -235,7 +235,7 @@ def _sft_steps(sft: SFT, steps: int, ctx: RunContext, label: str) -> list[float]
 
 def sft_probe_accuracy(trainer: GRPOTrainer) -> float:
     """Greedy accuracy on training-side problems where the teacher is right (SFT must fit these)."""
-    from palaestra.agents.evaluate import evaluate
+    from palaestra.agents.heldout_eval import evaluate
 
     rng = np.random.default_rng([trainer.config.seed, SFT_PROBE_STREAM])
     levels = trainer.config.sft_level_list()

@@ -30,11 +30,11 @@ from palaestra.agents.backends import (
     DataParallelBackend,
     Sampling,
     TransformersBackend,
-    _cuda_available,
+    cuda_available,
 )
 from palaestra.agents.config import TrainConfig
-from palaestra.agents.curriculum import Curriculum
-from palaestra.agents.evaluate import EvalResult, evaluate
+from palaestra.agents.curriculum import TrainerCurriculum
+from palaestra.agents.heldout_eval import EvalResult, evaluate
 from palaestra.agents.policy import load_policy, preflight
 from palaestra.agents.rollout import ChatFormat, Episode, Rollout, SingleTurnRollout
 from palaestra.agents.tasks import TRAIN_SEED_LIMIT, TaskSpace
@@ -77,7 +77,7 @@ def make_backend(config: TrainConfig, path: Path, policy: Any, pad_token_id: int
             path,
             config.num_engines,
             engine_kwargs=_vllm_engine_kwargs(config),
-            use_gpu=_cuda_available(),
+            use_gpu=cuda_available(),
             cpus_per_engine=config.ray_cpus_per_engine,
             seed=config.seed,
         )
@@ -93,7 +93,7 @@ def _vllm_engine(config: TrainConfig, path: Path, index: int) -> Backend:
 
 def _vllm_engine_kwargs(config: TrainConfig) -> dict[str, Any]:
     """Engine settings from the config (everything but the model path and the seed)."""
-    gpu = _cuda_available()
+    gpu = cuda_available()
     return dict(
         max_model_len=config.max_model_len,
         dtype="bfloat16" if gpu and config.bf16 else "float32",
@@ -138,7 +138,7 @@ class GRPOTrainer:
         self.optimizer = torch.optim.AdamW(
             self.policy.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
         )
-        self.curriculum = Curriculum(
+        self.curriculum = TrainerCurriculum(
             config.family_list(),
             start_level=config.start_level,
             max_level=config.max_level,

@@ -41,8 +41,8 @@ from typing import Any
 
 import palaestra
 from palaestra.catalog import stored_reward_errors
-from palaestra.measurements import REWARD_ERRORS
 from palaestra.core import LEVELS
+from palaestra.measurements import REWARD_ERRORS
 from palaestra.registry import get
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -23,7 +23,7 @@ FEEDBACK_ENV_ID = "palaestra/Feedback-v0"
 TOOL_ENV_ID = "palaestra/Tool-v0"
 
 
-def register_wrappers() -> None:
+def register_generic_envs() -> None:
     """Register the family-generic envs: ``gymnasium.make("palaestra/Feedback-v0", family="sudoku")``
     (retry with the verifier's feedback) and ``palaestra/Tool-v0`` (tools before answering)."""
     import gymnasium

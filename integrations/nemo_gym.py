@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from palaestra.core import Task
-from palaestra.integrations._common import task_from_record
+from palaestra.rows import task_from_record
 
 
 def response_text(response: Any) -> str:

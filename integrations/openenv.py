@@ -29,7 +29,7 @@ import gymnasium
 from fastapi import Depends, FastAPI, HTTPException, WebSocket, WebSocketDisconnect
 
 import palaestra
-from palaestra.integrations._http import json_body
+from palaestra.integrations.http_json import json_body
 
 ACTION_SCHEMA = {
     "type": "object",

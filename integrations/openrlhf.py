@@ -17,7 +17,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from palaestra.integrations._common import task_from_record, verify_batch
+from palaestra.integrations._common import verify_batch
+from palaestra.rows import task_from_record
 
 try:  # the base classes exist only where OpenRLHF is installed (with vLLM and Ray)
     from openrlhf.utils.agent import AgentExecutorBase, AgentInstanceBase

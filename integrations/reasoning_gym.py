@@ -25,7 +25,8 @@ import numpy as np
 
 import palaestra
 from palaestra.core import Task
-from palaestra.integrations._common import tagged_answer, task_from_record, verify_batch
+from palaestra.integrations._common import tagged_answer, verify_batch
+from palaestra.rows import task_from_record
 
 SOURCE_PREFIX = "palaestra/"
 _ANSWER = re.compile(r"<answer>(.*)</answer>", re.DOTALL)

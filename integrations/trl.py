@@ -28,15 +28,8 @@ import numpy as np
 
 import palaestra
 from palaestra.core import Task
-from palaestra.export import dedup_key, task_to_row
-from palaestra.integrations._common import (
-    completion_text,
-    retry_feedback,
-    tagged_answer,
-    task_from_record,
-    tasks_from_columns,
-    verify_batch,
-)
+from palaestra.integrations._common import retry_feedback, tagged_answer, verify_batch
+from palaestra.rows import completion_text, dedup_key, task_from_record, task_to_row, tasks_from_columns
 
 __all__ = [
     "PalaestraGameEnv",
@@ -123,7 +116,7 @@ def task_dataset(families: Sequence[str], n: int, **kwargs: Any) -> Any:
     """:func:`task_rows` as a ``datasets.Dataset`` (needs the ``datasets`` package)."""
     from datasets import Dataset
 
-    from palaestra.export import features
+    from palaestra.rows import features
 
     return Dataset.from_list(task_rows(families, n, **kwargs), features=features())
 
@@ -180,7 +173,7 @@ def curriculum_dataset(curriculum: Any, system_prompt: str | None = None) -> Any
     """
     from datasets import IterableDataset
 
-    from palaestra.export import features
+    from palaestra.rows import features
 
     _CURRICULA[id(curriculum)] = curriculum
     kwargs = {"key": id(curriculum), "system_prompt": system_prompt}

@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from palaestra.core import Task
-from palaestra.integrations._common import retry_feedback, tagged_answer, task_from_record, verify_batch
+from palaestra.integrations._common import retry_feedback, tagged_answer, verify_batch
+from palaestra.rows import task_from_record
 
 try:  # verl >= 0.9's tool classes exist only where verl is installed
     from verl.tools.base_tool import BaseTool
@@ -95,7 +96,7 @@ def compute_score(
             "status": verdict.status,
         }
     if curriculum_url:
-        from palaestra.server import Client
+        from palaestra.client import Client
 
         Client(curriculum_url).record([task], [result["score"]])
     return result

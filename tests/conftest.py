@@ -3,12 +3,25 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Hypothesis profiles, chosen with HYPOTHESIS_PROFILE (default "ci"):
+# - "ci": examples derived from each test's own code (derandomize), so a run passes or fails the
+#   same way every time: a new counterexample is never found by chance in CI;
+# - "nightly": fresh random examples and 10x the default budget (tests that set their own
+#   max_examples keep it), for exploring locally: `HYPOTHESIS_PROFILE=nightly python -m pytest`.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+settings.register_profile(
+    "nightly", derandomize=False, max_examples=1000, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 

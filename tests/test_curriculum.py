@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from palaestra.agents.curriculum import Curriculum as TrainerCurriculum
+from palaestra.agents.curriculum import TrainerCurriculum
 from palaestra.curriculum import Curriculum
-from palaestra.export import task_to_row
+from palaestra.rows import task_to_row
 
 
 @settings(max_examples=60, deadline=None)

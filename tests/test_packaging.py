@@ -76,6 +76,22 @@ def test_wheel_holds_only_the_library(wheel: Path) -> None:
     assert "palaestra/measured/calibration/sudoku.json" in names
 
 
+def test_wheel_holds_every_subpackage(wheel: Path) -> None:
+    """Discovery, not a hand-kept list: every library folder with an ``__init__.py`` ships."""
+    names = set(zipfile.ZipFile(wheel).namelist())
+    packages = {
+        init.parent.relative_to(ROOT)
+        for init in ROOT.rglob("__init__.py")
+        if not ({"tests", "benchmarks", "docs", "build", "runs"} & set(init.relative_to(ROOT).parts[:1]))
+        and not any(part.startswith(".") for part in init.relative_to(ROOT).parts)
+    }
+    assert len(packages) > 15
+    missing = [
+        str(p) for p in packages if f"palaestra/{p.as_posix()}/__init__.py".replace("/./", "/") not in names
+    ]
+    assert not missing, missing
+
+
 def _installed(unpacked: Path, code: str, cwd: Path) -> None:
     """Run ``code`` with the unpacked wheel first on the path and this venv's packages after it.
 

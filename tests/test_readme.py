@@ -5,8 +5,6 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-import pytest
-
 from palaestra.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -21,23 +19,6 @@ def test_ci_runs_the_readme_test_command() -> None:
     ci = _commands((ROOT / ".ci" / "run").read_text())
     assert len(readme) == 2, "the README has exactly two set-up commands"
     assert ci == [readme[1]]
-
-
-def test_every_subpackage_is_listed_for_installation() -> None:
-    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
-    listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
-    found = {"palaestra"}
-    for init in ROOT.rglob("__init__.py"):
-        relative = init.parent.relative_to(ROOT)
-        if (
-            relative.parts
-            and relative.parts[0] not in ("tests", "benchmarks", "build", "docs")
-            and not any(p.startswith(".") for p in relative.parts)
-        ):
-            found.add(".".join(("palaestra", *relative.parts)))
-    assert found == listed, (
-        f"missing from pyproject: {sorted(found - listed)}; stale: {sorted(listed - found)}"
-    )
 
 
 def _check_examples() -> list[list[str]]:

@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient  # noqa: E402
 
 import palaestra  # noqa: E402
 from palaestra.curriculum import Curriculum  # noqa: E402
-from palaestra.export import task_to_row  # noqa: E402
+from palaestra.rows import task_to_row  # noqa: E402
 from palaestra.server import create_app  # noqa: E402
 
 

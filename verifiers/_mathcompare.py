@@ -22,7 +22,7 @@ from typing import Any
 
 import sympy
 
-from palaestra.verifiers._mathparse import (
+from palaestra.verifiers.mathparse import (
     DEG,
     PCT,
     PM,

@@ -23,8 +23,8 @@ from fractions import Fraction
 from typing import Any
 
 from palaestra.core import Verdict
-from palaestra.verifiers._worker import WorkerCrashed, WorkerPool, WorkerTimeout
 from palaestra.verifiers.extract import extract_answer
+from palaestra.verifiers.workers import WorkerCrashed, WorkerPool, WorkerTimeout
 
 __all__ = ["MathPolicy", "math_equal", "verify_math", "math_reward", "make_math_reward", "warm_up"]
 

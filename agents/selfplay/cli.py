@@ -4,14 +4,13 @@
 ``--selfplay``, off with ``--no-selfplay``, and otherwise on exactly for the presets listed in
 ``SELFPLAY_PRESETS`` (``--preset tiny``: self-play in the ``arith`` language). Each self-play flag
 left out takes the preset's value, else the default in ``SELFPLAY_DEFAULTS``.
-``python -m palaestra.agents.selfplay.cli`` runs the same thing with self-play always on.
+``python -m palaestra.agents.selfplay`` runs the same thing with self-play always on.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -350,19 +349,3 @@ def run_selfplay_train(args: argparse.Namespace, config: Any) -> int:
         config, selfplay_config, args.selfplay_language, warm_start_steps=args.selfplay_warm_start_steps
     )
     return 0
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m palaestra.agents.selfplay.cli``: the train flags plus the self-play flags."""
-    from palaestra.agents.cli import add_cli, config_from_args
-
-    parser = argparse.ArgumentParser(prog="palaestra-selfplay")
-    sub = parser.add_subparsers(dest="command")
-    add_cli(sub)  # the train subcommand, self-play flags included
-    args = parser.parse_args(["train", *(argv if argv is not None else sys.argv[1:])])
-    args.selfplay = True
-    return run_selfplay_train(args, config_from_args(args))
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from palaestra.core import content_hash
-from palaestra.generators.code._literal import LiteralError, parse_literal, to_json
+from palaestra.generators.code.literals import LiteralError, parse_literal, to_json
 from palaestra.verifiers.extract import extract_answer
 from palaestra.verifiers.numbers import format_rational, parse_rational
 

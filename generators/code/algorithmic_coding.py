@@ -62,8 +62,8 @@ from ._algorithms import (
     statement,
 )
 from ._code_answer import extract_code
-from ._runner import failed_run, run_jobs
 from .bug_repair import line_edits
+from .shared_sandbox import failed_run, run_jobs
 
 MIN_MUTATION_SCORE = 0.95
 MARKER = "\n@@palaestra-outputs@@\n"
@@ -195,7 +195,7 @@ def _cost(kind: str, params: dict[str, Any], tests: list[str]) -> int:
 )
 class AlgorithmicCoding(Family):
     # what solutions of sorting, scheduling, Dijkstra, DP and counting tasks import, and the
-    # driver's json: the shared sandbox imports them once (generators/code/_runner.py)
+    # driver's json: the shared sandbox imports them once (generators/code/shared_sandbox.py)
     sandbox_preload = ("bisect", "collections", "functools", "heapq", "itertools", "json", "math")
 
     def generate(self, knobs: AlgorithmicCodingKnobs, rng: np.random.Generator) -> TaskDraft:

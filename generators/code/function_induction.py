@@ -31,7 +31,7 @@ from palaestra.sandbox import Job
 from ._code_answer import extract_code
 from ._hidden_inputs import killing_inputs, unique
 from ._pipeline import Step, apply, draw_input, draw_rich_pipeline, render, rich_steps
-from ._runner import failed_run, run_jobs
+from .shared_sandbox import failed_run, run_jobs
 
 MARKER = "\n@@palaestra-results@@\n"
 DRIVER = f"""

@@ -21,9 +21,9 @@ from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.sandbox import Job
 from palaestra.verifiers.extract import extract_answer
 
-from ._literal import LiteralError, parse_literal
 from ._pipeline import apply, draw_input, draw_pipeline, render
-from ._runner import failed_run, run_jobs
+from .literals import LiteralError, parse_literal
+from .shared_sandbox import failed_run, run_jobs
 
 MAX_LENGTH = 30
 MAX_VALUE = 10_000

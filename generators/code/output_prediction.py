@@ -28,8 +28,8 @@ from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
 
-from ._literal import LiteralError, parse_literal, same_value, to_json
 from ._programs import ProgramSpec, draw_program, trace_run
+from .literals import LiteralError, parse_literal, same_value, to_json
 
 MAX_ABS = 10**6
 MAX_OUTPUT_CHARS = 200

@@ -1,7 +1,7 @@
 """The symbolic_calculus checker and the kill-safe worker processes it runs in.
 
 ``check(args)`` parses a model's answer with palaestra's own restricted math parser
-(:mod:`palaestra.verifiers._mathparse`, never ``sympify``), builds the difference ``D`` that must
+(:mod:`palaestra.verifiers.mathparse`, never ``sympify``), builds the difference ``D`` that must
 vanish (derivative: ``answer - gold``; antiderivative: ``d/dx answer - integrand``; definite
 integral: ``answer - value``) and decides it:
 
@@ -21,7 +21,7 @@ lcm of every denominator the points use) vanishes at every fixed point, and only
 may say "equal". The numbers only ever reject.
 
 The checks run in a worker process (``python -m palaestra.generators.formal._calculus_worker``)
-from the math verifier's :class:`palaestra.verifiers._worker.WorkerPool`: the same JSON-lines
+from the math verifier's :class:`palaestra.verifiers.workers.WorkerPool`: the same JSON-lines
 pipe protocol, address-space cap and kill-on-timeout; only the module the child runs differs.
 """
 
@@ -31,8 +31,8 @@ from typing import Any
 
 import sympy
 
-from palaestra.verifiers._mathparse import MARKERS, Options, ParseError, Rel, parse_answer
-from palaestra.verifiers._worker import WorkerCrashed, WorkerPool, WorkerTimeout, serve
+from palaestra.verifiers.mathparse import MARKERS, Options, ParseError, Rel, parse_answer
+from palaestra.verifiers.workers import WorkerCrashed, WorkerPool, WorkerTimeout, serve
 
 __all__ = ["WorkerCrashed", "WorkerTimeout", "call", "check", "check_local"]
 

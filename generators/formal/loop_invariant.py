@@ -102,7 +102,7 @@ def tokenize(text: str) -> list[str]:
     return tokens
 
 
-class _Parser:
+class ExpressionParser:
     """implies < or < and < not < comparison < sum < product < unary < atom."""
 
     def __init__(self, tokens: list[str], env: dict[str, z3.ArithRef]) -> None:
@@ -234,7 +234,7 @@ class _Parser:
 
 
 def parse_invariant(text: str, env: dict[str, z3.ArithRef]) -> z3.BoolRef:
-    parser = _Parser(tokenize(text), env)
+    parser = ExpressionParser(tokenize(text), env)
     if not parser.tokens:
         raise ParseError("empty invariant")
     result = parser.formula()

@@ -28,7 +28,7 @@ from palaestra.generators.formal._common import (
     thread_context,
     verdict_on_conditions,
 )
-from palaestra.generators.formal.loop_invariant import ParseError, _Parser, tokenize
+from palaestra.generators.formal.loop_invariant import ExpressionParser, ParseError, tokenize
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
 
@@ -75,7 +75,7 @@ def ranking_claims(meta: dict[str, Any], text: str, ctx: z3.Context) -> list[tup
     names = _names(meta["variables"])
     cur = {v: z3.Int(v, ctx) for v in names}
     nxt = {v: z3.Int(v + "'", ctx) for v in names}
-    parsers = [_Parser(tokenize(text), env) for env in (cur, nxt)]
+    parsers = [ExpressionParser(tokenize(text), env) for env in (cur, nxt)]
     terms = []
     for parser in parsers:
         if not parser.tokens:

@@ -36,8 +36,8 @@ from sympy.printing.str import StrPrinter
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.generators.formal import _calculus_worker as worker
 from palaestra.registry import Family, SolverRun, TaskDraft, family
-from palaestra.verifiers._mathparse import ParseError, parse_answer
 from palaestra.verifiers.extract import extract_answer
+from palaestra.verifiers.mathparse import ParseError, parse_answer
 
 FUNCTION_CLASSES = "ptelr"  # polynomial, trig (sin/cos), exp, log, roots and reciprocals
 VARIABLES = ("x", "t", "u", "z")

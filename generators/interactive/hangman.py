@@ -43,10 +43,9 @@ from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.registry import Episode, Family, SolverRun, TaskDraft, Turn, family
 from palaestra.verifiers.extract import extract_answer
 
-from ..words._wordlist import common_words, dictionary
-
 # the word lists as letter-code arrays, and the answer reader, are Wordle's (same lists, same rules)
-from ..words.wordle import _dictionary_codes, codes, read_word
+from ..words.wordle import codes, dictionary_codes, read_word
+from ..words.wordlist import common_words, dictionary
 
 BLANK = "_"
 # English letters, most frequent first (the weak solver prefers frequent ones; hide_rare hides rare ones)
@@ -144,7 +143,7 @@ def make_state(secret: str, knobs: HangmanKnobs, rng: np.random.Generator) -> tu
     order = [absent[int(i)] for i in rng.permutation(len(absent))]
     missed = order[: knobs.misses]
     pattern = pattern_of(secret, revealed)
-    words = _dictionary_codes(len(secret))
+    words = dictionary_codes(len(secret))
     alive, _ = filter_words(words, pattern, revealed | set(missed))
     for letter in order[knobs.misses :]:
         if len(alive) <= 1:
@@ -242,7 +241,7 @@ class Hangman(Family):
         """Filters every dictionary word of the length (effort = words scanned)."""
         pattern, missed = task.metadata["pattern"], task.metadata["misses"]
         guessed = {ch for ch in pattern if ch != BLANK} | set(missed)
-        alive, scanned = filter_words(_dictionary_codes(len(pattern)), pattern, guessed)
+        alive, scanned = filter_words(dictionary_codes(len(pattern)), pattern, guessed)
         word = dictionary(len(pattern))[int(alive[0])]
         return SolverRun(f"<answer>{word}</answer>", float(scanned))
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from palaestra.core import Knobs, Task, Verdict, knob
 from palaestra.generators.logic import _formulas as fm
-from palaestra.generators.logic._answers import scan_words
+from palaestra.generators.shared.logic_answers import scan_words
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
 

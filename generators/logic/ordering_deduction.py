@@ -19,8 +19,8 @@ import numpy as np
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.generators.logic import _positions as ps
-from palaestra.generators.logic._answers import scan_words
 from palaestra.generators.logic.knights_knaves import NAMES
+from palaestra.generators.shared.logic_answers import scan_words
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
 

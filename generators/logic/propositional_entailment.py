@@ -24,7 +24,7 @@ import z3
 
 from palaestra.core import Knobs, Task, Verdict, knob
 from palaestra.generators.logic import _formulas as fm
-from palaestra.generators.logic._answers import format_bool_assignment, parse_bool_assignment
+from palaestra.generators.shared.logic_answers import format_bool_assignment, parse_bool_assignment
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
-from palaestra.generators.logic._answers import format_bool_assignment, parse_bool_assignment
+from palaestra.generators.shared.logic_answers import format_bool_assignment, parse_bool_assignment
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
 

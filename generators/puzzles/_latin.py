@@ -12,7 +12,7 @@ Candidate sets are bitmasks: value ``v`` is bit ``1 << (v - 1)``.
   Its deductions are sound, so a puzzle it completes has exactly one solution.
 * :func:`random_solution` — a random complete grid drawn from a numpy Generator.
 
-Model answers are read by :func:`palaestra.generators.puzzles._grid.read_digit_grid`.
+Model answers are read by :func:`palaestra.generators.shared.grids.read_digit_grid`.
 """
 
 from __future__ import annotations

@@ -19,9 +19,8 @@ import networkx as nx
 import numpy as np
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
+from palaestra.generators.shared.search import astar, extract_plan_text, grade_length, tokenize
 from palaestra.registry import Family, SolverRun, TaskDraft, family
-
-from ._search import astar, extract_plan_text, grade_length, tokenize
 
 TABLE = -1
 MAX_BLOCKS = 12

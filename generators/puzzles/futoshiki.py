@@ -29,10 +29,10 @@ from functools import lru_cache
 import numpy as np
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
+from palaestra.generators.shared.grids import read_digit_grid, square_maps
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
 
-from ._grid import read_digit_grid, square_maps
 from ._latin import grid_mutations, grid_text, latin_violation, make_geometry, random_solution, to_rows
 from ._latin_csp import LatinCSP
 

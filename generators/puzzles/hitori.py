@@ -37,11 +37,11 @@ from functools import lru_cache
 import numpy as np
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
+from palaestra.generators.shared.grids import MAX_GRID_CHARS, square_maps
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.constraints import read_grid
 from palaestra.verifiers.extract import extract_answer
 
-from ._grid import MAX_GRID_CHARS, square_maps
 from ._latin import make_geometry, random_solution, relabel_first_seen
 
 MAX_ATTEMPTS = 2000

@@ -24,11 +24,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
+from palaestra.generators.shared.grids import MAX_GRID_CHARS
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.constraints import read_grid
 from palaestra.verifiers.extract import extract_answer
 
-from ._grid import MAX_GRID_CHARS
 from ._sums import SumPuzzle, combos
 
 MAX_ATTEMPTS = 400

@@ -32,11 +32,10 @@ from functools import lru_cache
 import numpy as np
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
+from palaestra.generators.shared.grids import settle_count, square_maps
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.constraints import read_grid
 from palaestra.verifiers.extract import extract_answer
-
-from ._grid import settle_count, square_maps
 
 MAX_ATTEMPTS = 1000
 MAX_CHARS = 5000

@@ -17,9 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
+from palaestra.generators.shared.search import extract_plan_text, grade_length, tokenize
 from palaestra.registry import Family, SolverRun, TaskDraft, family
-
-from ._search import extract_plan_text, grade_length, tokenize
 
 MAX_NULLITY = 16  # beyond this the 2^k enumeration is too slow to be a generator's proof
 

@@ -29,9 +29,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
+from palaestra.generators.shared.search import MAX_PLAN_STEPS, extract_plan_text, grade_length
 from palaestra.registry import Family, SolverRun, TaskDraft, family
-
-from ._search import MAX_PLAN_STEPS, extract_plan_text, grade_length
 
 WALL, FLOOR = "#", "."
 STEPS = {"U": (-1, 0), "D": (1, 0), "L": (0, -1), "R": (0, 1)}

@@ -29,10 +29,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
+from palaestra.generators.shared.grids import read_binary_grid
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
-
-from ._grid import read_binary_grid
 
 MAX_ATTEMPTS = 200
 MAX_CHARS = 5000

@@ -27,10 +27,10 @@ from functools import lru_cache
 import numpy as np
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
+from palaestra.generators.shared.grids import read_binary_grid
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
 
-from ._grid import read_binary_grid
 from ._lines import LineSolver
 
 TIERS = ("line", "search")

@@ -19,9 +19,16 @@ import networkx as nx
 import numpy as np
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
+from palaestra.generators.shared.search import (
+    MAX_PLAN_STEPS,
+    bfs,
+    bfs_layers,
+    extract_plan_text,
+    grade_length,
+    greedy,
+    path_to,
+)
 from palaestra.registry import Family, SolverRun, TaskDraft, family
-
-from ._search import MAX_PLAN_STEPS, bfs, bfs_layers, extract_plan_text, grade_length, greedy, path_to
 
 ROWERS = ("farmer", "boy", "girl", "miller", "knight", "monk")
 OTHERS = (

@@ -19,9 +19,8 @@ from functools import lru_cache
 import numpy as np
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
+from palaestra.generators.shared.search import extract_plan_text, grade_length, greedy, tokenize
 from palaestra.registry import Family, SolverRun, TaskDraft, family
-
-from ._search import extract_plan_text, grade_length, greedy, tokenize
 
 MAX_IDA_NODES = 5_000_000  # the exact solver's hard stop
 # generation abandons a proof past this many nodes and redraws the board (a mild bias towards

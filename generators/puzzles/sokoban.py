@@ -21,9 +21,8 @@ from functools import lru_cache
 import numpy as np
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
+from palaestra.generators.shared.search import MAX_PLAN_STEPS, extract_plan_text, grade_length
 from palaestra.registry import Family, SolverRun, TaskDraft, family
-
-from ._search import MAX_PLAN_STEPS, extract_plan_text, grade_length
 
 WALL, FLOOR = "#", "_"
 LETTERS = "UDLR"

@@ -26,10 +26,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
+from palaestra.generators.shared.grids import read_digit_grid
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
 
-from ._grid import read_digit_grid
 from ._latin import (
     BIT_VALUE,
     Geometry,

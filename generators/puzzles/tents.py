@@ -32,10 +32,9 @@ from functools import lru_cache
 import numpy as np
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
+from palaestra.generators.shared.grids import read_binary_grid, settle_count, square_maps
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
-
-from ._grid import read_binary_grid, settle_count, square_maps
 
 MAX_ATTEMPTS = 500
 MAX_CHARS = 5000

@@ -27,9 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
+from palaestra.generators.shared.search import bfs, extract_plan_text, grade_length, greedy, tokenize
 from palaestra.registry import Family, SolverRun, TaskDraft, family
-
-from ._search import bfs, extract_plan_text, grade_length, greedy, tokenize
 
 PEG_NAMES = "ABCDE"
 RULES = ("standard", "adjacent", "cyclic", "random")

@@ -36,7 +36,7 @@ import networkx as nx
 import numpy as np
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
-from palaestra.generators.puzzles._search import astar, extract_plan_text, grade_length, greedy, tokenize
+from palaestra.generators.shared.search import astar, extract_plan_text, grade_length, greedy, tokenize
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 
 MAX_LOCATIONS = 9

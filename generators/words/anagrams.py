@@ -26,7 +26,7 @@ from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
 
-from ._wordlist import common_words, dictionary
+from .wordlist import common_words, dictionary
 
 WEAK_TRIES = 60
 _SEPARATORS = re.compile(r"[\s,;]+")

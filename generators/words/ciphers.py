@@ -31,7 +31,7 @@ from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
 
-from ._wordlist import all_dictionary_words, common_words, dictionary_set
+from .wordlist import all_dictionary_words, common_words, dictionary_set
 
 ALPHABET = string.ascii_lowercase
 ENGLISH_ORDER = "etaoinshrdlcumwfgypbvkjxqz"  # letters by frequency in English text

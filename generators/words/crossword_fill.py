@@ -31,12 +31,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
-from palaestra.generators.puzzles._grid import square_maps
+from palaestra.generators.shared.grids import square_maps
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.constraints import read_grid
 from palaestra.verifiers.extract import extract_answer
 
-from ._wordlist import common_words
+from .wordlist import common_words
 
 BLACK = "#"
 MIN_SLOT = 3

@@ -31,7 +31,7 @@ from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
 
-from ._wordlist import common_words, dictionary, is_word, known_words
+from .wordlist import common_words, dictionary, is_word, known_words
 
 MAX_STEPS = 60
 TARGETS_PER_START = 20

@@ -36,7 +36,7 @@ from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.registry import Episode, Family, SolverRun, TaskDraft, Turn, family
 from palaestra.verifiers.extract import extract_answer
 
-from ._wordlist import common_words, dictionary, is_word
+from .wordlist import common_words, dictionary, is_word
 
 GREEN, YELLOW, GREY = 2, 1, 0
 SYMBOLS = {GREEN: "G", YELLOW: "Y", GREY: "."}
@@ -120,7 +120,8 @@ def show(colours: tuple[int, ...] | list[int]) -> str:
 
 
 @functools.cache
-def _dictionary_codes(length: int) -> np.ndarray:
+def dictionary_codes(length: int) -> np.ndarray:
+    """The dictionary's words of ``length`` letters as a read-only array of letter codes."""
     array = codes(dictionary(length))
     array.setflags(write=False)
     return array
@@ -155,7 +156,7 @@ def consistent(clues: list[dict], words: np.ndarray) -> tuple[np.ndarray, int]:
 
 def make_clues(secret: str, knobs: WordleKnobs, rng: np.random.Generator) -> list[dict]:
     """Clue guesses (common words, never the secret) until only the secret fits them all."""
-    words = _dictionary_codes(knobs.length)
+    words = dictionary_codes(knobs.length)
     pool = common_words(knobs.length)
     target = codes([secret])[0]
     alive = np.arange(len(words))
@@ -250,7 +251,7 @@ class Wordle(Family):
     def solve_exact(self, task: Task) -> SolverRun:
         """Filters every dictionary word of the length clue by clue (effort = word-clue checks)."""
         length = len(task.answer)
-        mask, checks = consistent(task.metadata["clues"], _dictionary_codes(length))
+        mask, checks = consistent(task.metadata["clues"], dictionary_codes(length))
         word = dictionary(length)[int(np.flatnonzero(mask)[0])]
         return SolverRun(f"<answer>{word}</answer>", float(checks))
 

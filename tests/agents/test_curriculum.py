@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from palaestra.agents.curriculum import Curriculum
+from palaestra.agents.curriculum import TrainerCurriculum
 
 
 def test_level_moves_to_keep_solve_rate_in_band():
-    c = Curriculum(["a"], start_level=2, max_level=4, window=8)
+    c = TrainerCurriculum(["a"], start_level=2, max_level=4, window=8)
     c.update("a", 2, [True] * 8, 0.0)
     assert c.level("a") == 3
     c.update("a", 3, [True] * 4 + [False] * 4, 0.5)  # inside the band: stay
@@ -26,7 +26,7 @@ def test_level_moves_to_keep_solve_rate_in_band():
 
 
 def test_ucb_prefers_learning_signal_and_explores():
-    c = Curriculum(["flat", "rich"], ucb_c=1.0)
+    c = TrainerCurriculum(["flat", "rich"], ucb_c=1.0)
     rng = np.random.default_rng(0)
     first = c.sample(rng, 2)
     assert sorted(f for f, _ in first) == ["flat", "rich"]  # untried families first
@@ -38,10 +38,10 @@ def test_ucb_prefers_learning_signal_and_explores():
 
 
 def test_state_round_trip():
-    c = Curriculum(["a", "b"], window=4)
+    c = TrainerCurriculum(["a", "b"], window=4)
     c.sample(np.random.default_rng(1), 3)
     c.update("a", 1, [True] * 4, 0.3)
-    d = Curriculum(["a", "b"], window=4)
+    d = TrainerCurriculum(["a", "b"], window=4)
     d.load_state_dict(c.state_dict())
     assert d.state_dict() == c.state_dict()
     rng1, rng2 = np.random.default_rng(5), np.random.default_rng(5)

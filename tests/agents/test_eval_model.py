@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import palaestra
-from palaestra.agents.eval import sample_responses
+from palaestra.agents.suite_eval import sample_responses
 
 
 def test_sample_responses_from_the_tiny_model(tiny_path) -> None:

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import palaestra
-from palaestra.generators.words import _wordlist
+from palaestra.generators.words import wordlist as _wordlist
 from palaestra.generators.words.crossword_fill import check_fill
 
 DATA = Path(_wordlist.__file__).resolve().parent / "data"

@@ -4,7 +4,6 @@ form accepted, approximations and near misses refused."""
 from __future__ import annotations
 
 import re
-import time
 
 import numpy as np
 import pytest
@@ -149,10 +148,9 @@ def test_hostile_answers_are_quick_format_errors() -> None:
         "nan",
         "2^{2^{2^{2^{2^{2}}}}}",
     ):
-        started = time.perf_counter()  # wall clock: the comparison may run in a worker process
+        # how quick: benchmarks/reward_errors.py times hostile input (no wall clock in tests)
         verdict = palaestra.verify(task, f"<answer>{text}</answer>")
         assert not verdict.correct and verdict.error is None, text[:30]
-        assert time.perf_counter() - started < 1.0, text[:30]
 
 
 @pytest.mark.parametrize("level", [1, 10])

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import palaestra
 from palaestra.generators.interactive.hangman import LEVELS, HangmanGame, HangmanKnobs
-from palaestra.generators.words._wordlist import common_words
+from palaestra.generators.words.wordlist import common_words
 from palaestra.registry import get
 
 DATA = Path(palaestra.__file__).resolve().parent / "generators" / "words" / "data"

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 import palaestra
-from palaestra.generators.code._literal import parse_literal
 from palaestra.generators.code._pipeline import apply, render
+from palaestra.generators.code.literals import parse_literal
 
 
 def _alternatives(task, rng: np.random.Generator, want: int) -> tuple[list[list[int]], list[list[int]]]:

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import palaestra
-from palaestra.generators.code._literal import LiteralError, parse_literal, same_value, to_json
+from palaestra.generators.code.literals import LiteralError, parse_literal, same_value, to_json
 
 SEEDS = st.integers(0, 2**63 - 1)
 

@@ -6,7 +6,7 @@ import networkx as nx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from palaestra.generators.puzzles._search import bfs, bfs_distance
+from palaestra.generators.shared.search import bfs, bfs_distance
 
 
 @settings(max_examples=200, deadline=None)

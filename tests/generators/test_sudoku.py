@@ -13,13 +13,13 @@ from hypothesis import strategies as st
 import palaestra
 from palaestra.core import Difficulty, Task, make_rng
 from palaestra.generators.puzzles import sudoku as S
-from palaestra.generators.puzzles._grid import read_digit_grid as parse_grid
 from palaestra.generators.puzzles._latin import (
     count_solutions,
     count_solutions_propagating,
     logical_solve,
     sudoku_geometry,
 )
+from palaestra.generators.shared.grids import read_digit_grid as parse_grid
 from palaestra.registry import get
 
 IMPL = get("sudoku").impl

@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from palaestra.generators.puzzles import tower_of_hanoi as hanoi
-from palaestra.generators.puzzles._search import bfs_distance
 from palaestra.generators.puzzles.tower_of_hanoi import PEG_NAMES, canonical_hash, successors
+from palaestra.generators.shared.search import bfs_distance
 from palaestra.registry import get, make_task, verify
 
 FAMILY = get("tower_of_hanoi").impl

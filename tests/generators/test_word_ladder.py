@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import palaestra
-from palaestra.generators.words import _wordlist
+from palaestra.generators.words import wordlist as _wordlist
 
 DATA = Path(_wordlist.__file__).resolve().parent / "data"
 

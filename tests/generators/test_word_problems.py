@@ -5,7 +5,6 @@ dimension are paid, a wrong unit and rounding are not."""
 from __future__ import annotations
 
 import re
-import time
 from fractions import Fraction
 
 from hypothesis import given, settings
@@ -159,7 +158,6 @@ def test_every_template_appears() -> None:
 def test_hostile_answers_are_quick_format_errors() -> None:
     task = _task("distance")
     for text in ("1" * 100_000, "km " * 5000, "\\text{" * 3000, "5 " + "very " * 2000 + "km"):
-        started = time.perf_counter()  # wall clock: the comparison may run in a worker process
+        # how quick: benchmarks/reward_errors.py times hostile input (no wall clock in tests)
         verdict = palaestra.verify(task, f"<answer>{text}</answer>")
         assert not verdict.correct and verdict.error is None
-        assert time.perf_counter() - started < 1.0

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import palaestra
 from palaestra.envs.interactive import InteractiveEnv
-from palaestra.generators.words import _wordlist
+from palaestra.generators.words import wordlist as _wordlist
 from palaestra.generators.words.wordle import WordleGame, feedback
 
 DATA = Path(_wordlist.__file__).resolve().parent / "data"

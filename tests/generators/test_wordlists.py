@@ -7,7 +7,7 @@ import hashlib
 import re
 from pathlib import Path
 
-from palaestra.generators.words import _wordlist
+from palaestra.generators.words import wordlist as _wordlist
 
 DATA = Path(_wordlist.__file__).resolve().parent / "data"
 

@@ -8,8 +8,8 @@ import pytest
 
 import palaestra
 from palaestra import export as ex
-from palaestra.integrations._common import tasks_from_columns
 from palaestra.integrations.trl import palaestra_reward
+from palaestra.rows import tasks_from_columns
 from palaestra.verifiers.math import math_reward
 
 datasets = pytest.importorskip("datasets")

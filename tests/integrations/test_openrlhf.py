@@ -15,9 +15,9 @@ import asyncio
 import pytest
 
 import palaestra
-from palaestra.export import row_to_task
 from palaestra.integrations.openrlhf import AgentInstance, reward_func
 from palaestra.integrations.trl import task_rows
+from palaestra.rows import row_to_task
 
 
 def reference(row):

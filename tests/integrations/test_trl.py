@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-from palaestra.export import dedup_key, row_to_task
 from palaestra.integrations.trl import PalaestraToolEnv, make_reward, palaestra_reward, task_rows
+from palaestra.rows import dedup_key, row_to_task
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")

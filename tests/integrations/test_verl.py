@@ -24,7 +24,6 @@ import re
 import pytest
 
 import palaestra
-from palaestra.export import row_to_task
 from palaestra.integrations.trl import task_rows
 from palaestra.integrations.verl import (
     PalaestraAnswerTool,
@@ -34,6 +33,7 @@ from palaestra.integrations.verl import (
     with_interaction_kwargs,
     with_tool_kwargs,
 )
+from palaestra.rows import row_to_task
 
 
 @pytest.fixture(scope="module")
@@ -101,8 +101,8 @@ def test_interaction_gives_feedback_then_ends(rows):
 def test_compute_score_records_in_a_served_curriculum(live_palaestra_server):
     """verl's reward_kwargs.curriculum_url: every graded answer lands in the server's curriculum
     (window 4: three right and one wrong answer at level 1 is a recent solve rate of 0.75)."""
-    from palaestra.export import task_to_row
-    from palaestra.server import Client
+    from palaestra.client import Client
+    from palaestra.rows import task_to_row
 
     client = Client(live_palaestra_server)
     rows = [task_to_row(task, "train") for task in client.next_tasks(4)]

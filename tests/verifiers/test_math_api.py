@@ -8,10 +8,10 @@ import concurrent.futures
 import pytest
 
 from palaestra.core import Verdict
-from palaestra.verifiers import _mathparse
+from palaestra.verifiers import mathparse as _mathparse
 from palaestra.verifiers._mathcompare import Settings, compare_strings
-from palaestra.verifiers._worker import WorkerCrashed, WorkerPool, WorkerTimeout
 from palaestra.verifiers.math import _POOL, MathPolicy, make_math_reward, math_equal, math_reward, verify_math
+from palaestra.verifiers.workers import WorkerCrashed, WorkerPool, WorkerTimeout
 
 from .math_cases import CASES
 

@@ -288,7 +288,7 @@ def test_random_token_soup_never_crashes(text: str) -> None:
 )
 def test_the_parser_only_ever_raises_parse_error(text: str) -> None:
     # in-process and cheap, so many more examples than through the worker
-    from palaestra.verifiers._mathparse import ParseError, parse_answer
+    from palaestra.verifiers.mathparse import ParseError, parse_answer
 
     try:
         parse_answer(text)

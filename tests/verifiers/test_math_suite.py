@@ -6,8 +6,8 @@ import collections
 
 import pytest
 
-from palaestra.verifiers._mathparse import Options, ParseError, read_answer
 from palaestra.verifiers.math import MathPolicy, math_equal
+from palaestra.verifiers.mathparse import Options, ParseError, read_answer
 
 from .math_cases import CASES
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from palaestra.verifiers import _mathwords
 from palaestra.verifiers._mathcompare import Settings, compare_strings
-from palaestra.verifiers._mathparse import Options, ParseError, read_answer
+from palaestra.verifiers.mathparse import Options, ParseError, read_answer
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 WORDS = Options(words=True)

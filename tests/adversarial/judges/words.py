@@ -8,7 +8,7 @@ from collections import deque
 from functools import lru_cache
 
 from palaestra.core import Task
-from palaestra.generators.words._wordlist import dictionary, is_word
+from palaestra.generators.words.wordlist import dictionary, is_word
 
 from ._registry import judge
 

@@ -124,7 +124,7 @@ def test_run_selfplay_orchestration_and_resume(tmp_path, monkeypatch) -> None:
     import palaestra.agents.checkpoint as checkpoint
     import palaestra.agents.trainer as trainer_module
     from palaestra.agents.config import preset
-    from palaestra.agents.evaluate import EvalResult
+    from palaestra.agents.heldout_eval import EvalResult
     from palaestra.agents.reporting import read_jsonl
     from palaestra.agents.selfplay.cli import run_selfplay
     from palaestra.agents.tasks import TaskSpace

@@ -161,7 +161,8 @@ def _is_mixture(path: Path) -> bool:
 def _load_export(root: Path, split: str) -> list[Task]:
     import pyarrow.parquet as pq
 
-    from palaestra.export import MANIFEST, row_to_task
+    from palaestra.export import MANIFEST
+    from palaestra.rows import row_to_task
 
     manifest_path = root / MANIFEST
     if not manifest_path.is_file():

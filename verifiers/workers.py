@@ -2,7 +2,7 @@
 
 Signals only work on the main thread, and a thread cannot be killed, so the only hard bound
 that holds inside other frameworks' threads is a separate process: each call borrows an
-idle worker (a fresh ``python -m palaestra.verifiers._worker`` speaking JSON lines over
+idle worker (a fresh ``python -m palaestra.verifiers.workers`` speaking JSON lines over
 pipes), waits with ``select`` for its answer and, on timeout, kills it (SIGKILL) and
 discards it. Callers in many threads each get their own worker; nothing is shared but the
 idle list. The child also caps its own address space so a memory bomb dies there.
@@ -38,7 +38,7 @@ class WorkerCrashed(Exception):
     """The worker died or answered garbage; it was discarded."""
 
 
-DEFAULT_MODULE = "palaestra.verifiers._worker"
+DEFAULT_MODULE = "palaestra.verifiers.workers"
 
 
 class _Worker:

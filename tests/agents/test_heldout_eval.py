@@ -8,7 +8,7 @@ import pytest
 
 import palaestra
 from palaestra.agents.backends import Backend, Completion, Sampling
-from palaestra.agents.evaluate import evaluate, mean_se, paired_gain
+from palaestra.agents.heldout_eval import evaluate, mean_se, paired_gain
 
 
 class Tokenizer:
@@ -83,7 +83,7 @@ def test_greedy_sampled_subsets_and_standard_errors():
 
 
 def test_paired_gain_uses_per_problem_differences():
-    from palaestra.agents.evaluate import EvalResult
+    from palaestra.agents.heldout_eval import EvalResult
 
     before = EvalResult({}, {"a": 0.0, "b": 0.0, "c": 1.0, "d": 1.0})
     after = EvalResult({}, {"a": 1.0, "b": 1.0, "c": 1.0, "d": 1.0, "e": 1.0})

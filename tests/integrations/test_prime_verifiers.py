@@ -24,7 +24,7 @@ import pytest
 from aiohttp import web
 
 import palaestra
-from palaestra.integrations import verifiers as adapter
+from palaestra.integrations import prime_verifiers as adapter
 
 if sys.version_info < (3, 11):  # verifiers >= 0.4 requires Python 3.11; the dev extra skips it there
     pytest.skip("prime-intellect verifiers >= 0.4 needs Python >= 3.11", allow_module_level=True)
@@ -62,7 +62,7 @@ def test_import_survives_the_shadowing_checkout() -> None:
     code = (
         "import json, sys, verifiers\n"
         "shadow = verifiers.__file__\n"
-        "from palaestra.integrations.verifiers import import_verifiers, load_environment\n"
+        "from palaestra.integrations.prime_verifiers import import_verifiers, load_environment\n"
         "v1 = import_verifiers()\n"
         "env = load_environment(families=['expression'], n=1)\n"
         "import palaestra.verifiers\n"
@@ -98,7 +98,7 @@ def test_an_installed_package_loads_through_verifiers_loader(tmp_path: Path, mon
     package = tmp_path / "my_palaestra_env"
     package.mkdir()
     (package / "__init__.py").write_text(
-        "from palaestra.integrations.verifiers import PalaestraEnv, PalaestraTaskset\n\n"
+        "from palaestra.integrations.prime_verifiers import PalaestraEnv, PalaestraTaskset\n\n"
         '__all__ = ["PalaestraEnv", "PalaestraTaskset"]\n'
     )
     monkeypatch.syspath_prepend(str(tmp_path))

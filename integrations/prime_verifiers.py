@@ -1,6 +1,6 @@
 """palaestra as a prime-intellect ``verifiers`` (>= 0.4, its ``verifiers.v1`` stack) taskset and env.
 
-    from palaestra.integrations.verifiers import load_environment
+    from palaestra.integrations.prime_verifiers import load_environment
 
     env = load_environment(families=["sudoku", "countdown"], n=2000, level=3)            # one answer
     env = load_environment(families=["sudoku"], n=2000, multi_turn=True, max_attempts=3)  # retry on feedback
@@ -11,7 +11,7 @@ subclass and, optionally, the one ``vf.Env`` subclass that plays it. This module
 ``PalaestraTaskset`` and ``PalaestraEnv``, so an installable environment for ``vf-eval`` and
 prime-rl is a package ``palaestra_env`` whose ``__init__.py`` reads::
 
-    from palaestra.integrations.verifiers import PalaestraEnv, PalaestraTaskset
+    from palaestra.integrations.prime_verifiers import PalaestraEnv, PalaestraTaskset
 
     __all__ = ["PalaestraEnv", "PalaestraTaskset"]
 
@@ -48,13 +48,12 @@ from types import ModuleType
 from typing import Any, Literal
 
 from palaestra.core import Verdict
-from palaestra.integrations._common import completion_text, task_from_record, verify_batch
+from palaestra.integrations._common import verify_batch
+from palaestra.rows import completion_text, task_from_record
 
 SYSTEM_PROMPT = "Solve the task. Give your final answer in exactly the format the task asks for."
 TASKSET_ID = "palaestra_env"
-NEEDS = (
-    "palaestra.integrations.verifiers needs prime-intellect verifiers >= 0.4: pip install 'verifiers>=0.4'"
-)
+NEEDS = "palaestra.integrations.prime_verifiers needs prime-intellect verifiers >= 0.4: pip install 'verifiers>=0.4'"
 
 # verifiers' own subclasses, built by the module __getattr__ on first use
 _V1_NAMES = (
@@ -80,8 +79,8 @@ def dataset_rows(
     families: Sequence[str], n: int, *, level: int | None = None, seed: int = 0, split: str = "train"
 ) -> list[dict[str, Any]]:
     """Rows in verifiers' dataset columns, from :func:`palaestra.integrations.trl.task_rows`."""
-    from palaestra.export import row_to_task
     from palaestra.integrations.trl import task_rows
+    from palaestra.rows import row_to_task
 
     rows = []
     for row in task_rows(families, n, level=level, seed=seed, split=split):

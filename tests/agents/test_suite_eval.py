@@ -1,4 +1,4 @@
-"""Tests of the evaluation harness (palaestra.agents.eval): estimators, statistics, reports, CLI."""
+"""Tests of the evaluation harness (palaestra.agents.suite_eval): estimators, statistics, reports, CLI."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import palaestra
-from palaestra.agents import eval as ev
+from palaestra.agents import suite_eval as ev
 from palaestra.cli import main
 
 # --------------------------------------------------------------------------------------------
@@ -252,7 +252,7 @@ def test_cli_eval_from_a_responses_file(suite, tmp_path, capsys):
 
 def test_eval_module_imports_no_model_stack():
     code = (
-        "import sys, palaestra.agents.eval; "
+        "import sys, palaestra.agents.suite_eval; "
         "bad = [m for m in ('torch', 'transformers', 'vllm') if m in sys.modules]; "
         "sys.exit(1 if bad else 0)"
     )

@@ -1,0 +1,82 @@
+"""A standard-library client for ``palaestra serve``: tasks, batched verification, curriculum.
+
+It needs nothing beyond the core library (no FastAPI), so a trainer's reward worker can talk to
+a server from any environment; :func:`remote_reward` wraps it as a TRL-style reward function.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from collections.abc import Sequence
+from typing import Any
+
+from palaestra.core import Task, Verdict
+
+
+class Client:
+    """A standard-library client for ``palaestra serve`` (one keep-alive-free request per call)."""
+
+    def __init__(self, url: str = "http://127.0.0.1:8000", timeout_s: float = 300.0) -> None:
+        self.url, self.timeout_s = url.rstrip("/"), timeout_s
+
+    def _call(self, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(
+            self.url + path,
+            data=data,
+            headers={"Content-Type": "application/json"},
+            method="GET" if data is None else "POST",
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout_s) as reply:
+                return json.loads(reply.read())
+        except urllib.error.HTTPError as exc:
+            detail = exc.read().decode(errors="replace")[:500]
+            raise ValueError(f"palaestra server {exc.code} on {path}: {detail}") from None
+
+    def health(self) -> dict[str, Any]:
+        return self._call("/health")
+
+    def tasks(
+        self, family: str, n: int = 1, *, seed: int = 0, level: int | None = None, **knobs: Any
+    ) -> list[Task]:
+        body = {"family": family, "n": n, "seed": seed, "level": level, "knobs": knobs}
+        return [Task.from_dict(t) for t in self._call("/v1/tasks", body)["tasks"]]
+
+    def verify(
+        self, tasks: Sequence[Any], responses: Sequence[str], *, timeout_s: float | None = None
+    ) -> list[Verdict]:
+        items = [{"task": _record(t), "response": r} for t, r in zip(tasks, responses, strict=True)]
+        reply = self._call("/v1/verify", {"items": items, "timeout_s": timeout_s})
+        return [Verdict(**v) for v in reply["verdicts"]]
+
+    def next_tasks(self, n: int = 1, family: str | None = None) -> list[Task]:
+        return [
+            Task.from_dict(t) for t in self._call("/v1/curriculum/next", {"n": n, "family": family})["tasks"]
+        ]
+
+    def record(self, tasks: Sequence[Any], rewards: Sequence[float]) -> dict[str, int]:
+        items = [{"task": _record(t), "reward": float(r)} for t, r in zip(tasks, rewards, strict=True)]
+        return self._call("/v1/curriculum/record", {"items": items})["levels"]
+
+
+def _record(task: Any) -> Any:
+    return task.to_dict() if isinstance(task, Task) else task
+
+
+def remote_reward(url: str = "http://127.0.0.1:8000", *, timeout_s: float | None = None) -> Any:
+    """A TRL-style reward function graded by a palaestra server (rows need ``extra_info``)."""
+    from palaestra.rows import completion_text
+
+    client = Client(url)
+
+    def palaestra_remote_reward(completions: list[Any], **columns: Any) -> list[float]:
+        records = columns.get("extra_info") or columns.get("task")
+        if records is None:
+            raise ValueError("remote_reward needs the rows' 'extra_info' (or 'task') column")
+        verdicts = client.verify(records, [completion_text(c) for c in completions], timeout_s=timeout_s)
+        return [float(v.reward) for v in verdicts]
+
+    return palaestra_remote_reward
