@@ -204,10 +204,14 @@ class Knobs:
         return dataclasses.replace(self, **changes)
 
 
-@functools.cache
+_TYPE_HINTS: dict[type, dict[str, Any]] = {}
+
+
 def _type_hints(cls: type) -> dict[str, Any]:
     # resolving string annotations is slow; knob classes never change after definition
-    return typing.get_type_hints(cls)
+    if cls not in _TYPE_HINTS:
+        _TYPE_HINTS[cls] = typing.get_type_hints(cls)
+    return _TYPE_HINTS[cls]
 
 
 def _coerce(name: str, value: Any, expected: type) -> Any:

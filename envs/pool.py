@@ -24,6 +24,8 @@ from typing import Any
 import gymnasium
 import numpy as np
 
+from palaestra.core import Task
+
 MAX_SEED = 2**63 - 1
 
 
@@ -165,22 +167,23 @@ class EnvPool:
         from palaestra.envs.feedback import FeedbackEnv
         from palaestra.envs.task_env import TaskEnv
 
-        batch = []
+        batch: list[tuple[TaskEnv, Task, str]] = []
         for i, action in actions.items():
             env = self.envs[i].unwrapped
             if (
-                type(env).step in (TaskEnv.step, FeedbackEnv.step)
+                isinstance(env, TaskEnv)
+                and type(env).step in (TaskEnv.step, FeedbackEnv.step)
                 and isinstance(action, str)
                 and env.task is not None
                 and len(action) <= env.max_response_chars
             ):
-                batch.append((env, action))
+                batch.append((env, env.task, action))
         if not batch:
             return
         verdicts = verify_many(
-            [env.task for env, _ in batch], [a for _, a in batch], workers=self.verify_workers
+            [task for _, task, _ in batch], [a for *_, a in batch], workers=self.verify_workers
         )
-        for (env, action), verdict in zip(batch, verdicts, strict=True):
+        for (env, _, action), verdict in zip(batch, verdicts, strict=True):
             env.pregrade(action, verdict)
 
     def step_wait(

@@ -55,6 +55,8 @@ class TaskEnv(gymnasium.Env[str, str]):
     * v0: initial version.
     """
 
+    _done: bool  # the episode ended (terminated or truncated); step needs a reset first
+
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
 
     def __init__(

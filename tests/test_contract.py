@@ -10,6 +10,7 @@ a fresh process, neighbouring seeds give different tasks, every Gymnasium id pas
 from __future__ import annotations
 
 import json
+import os
 import random
 import subprocess
 import sys
@@ -105,6 +106,10 @@ print(json.dumps([palaestra.make_task(f, seed=s, level=lv).id for f, lv, s in to
 """
 
 
+def _python_path() -> dict[str, str]:
+    return {"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}
+
+
 def test_same_seed_same_id_in_a_fresh_process() -> None:
     # every level, since a per-process hash order can hide in one tier's code path only (a set
     # of strings shuffled at sql_synthesis level 10 was found this way); the two children run
@@ -118,7 +123,8 @@ def test_same_seed_same_id_in_a_fresh_process() -> None:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-            env={"PYTHONHASHSEED": hash_seed, "PATH": "/usr/bin:/bin"},
+            # the same palaestra as this process (PYTHONPATH where a checkout is put first)
+            env={"PYTHONHASHSEED": hash_seed, "PATH": "/usr/bin:/bin", **_python_path()},
         )
         for hash_seed in ("0", "12345")
     ]

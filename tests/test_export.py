@@ -15,6 +15,8 @@ import pytest
 import palaestra
 from palaestra import export as ex
 from palaestra.cli import main
+from palaestra.export.jobs import SimulatedCrash
+from palaestra.rows import dedup_key, row_to_task
 
 datasets = pytest.importorskip("datasets", reason="the `datasets` extra is not installed")
 pytest.importorskip("pyarrow", reason="the `datasets` extra is not installed")
@@ -32,7 +34,7 @@ def _quick_families() -> tuple[list[str], str]:
         start = time.perf_counter()
         try:
             tasks = [palaestra.make_task(name, seed=s, level=lv) for lv in MIXTURE_LEVELS for s in range(6)]
-            ids = {ex.dedup_key(t) for t in tasks}
+            ids = {dedup_key(t) for t in tasks}
         except Exception as exc:  # reported per family by test_every_family_exports_on_its_own
             print(f"mixture test leaves out {name}: {exc!r}")
             continue
@@ -137,7 +139,7 @@ def test_fingerprint_and_bytes_do_not_depend_on_num_proc(mixture, exported, tmp_
 
 def test_resume_after_a_crash_loses_and_duplicates_nothing(mixture, exported, tmp_path):
     out = tmp_path / "crashy"
-    with pytest.raises(ex._SimulatedCrash):
+    with pytest.raises(SimulatedCrash):
         ex.export(mixture, out, num_proc=1, _crash_after=("generate", 5))
     assert not out.exists(), "a crashed export must not look like a dataset"
     work = tmp_path / ".crashy.palaestra-partial"
@@ -174,7 +176,7 @@ def test_sigkill_mid_export_then_resume(mixture, exported, tmp_path):
 
 def test_crash_while_writing_shards_resumes(mixture, exported, tmp_path):
     out = tmp_path / "late"
-    with pytest.raises(ex._SimulatedCrash):
+    with pytest.raises(SimulatedCrash):
         ex.export(mixture, out, num_proc=1, _crash_after=("write", 2))
     assert not out.exists()
     staged = list((tmp_path / ".late.palaestra-partial" / "staging" / "data").glob("*.parquet"))
@@ -276,7 +278,7 @@ def test_chat_format_has_system_and_user_turns(tmp_path):
     row = ds["train"][0]
     assert row["prompt"] == [
         {"role": "system", "content": "Be exact."},
-        {"role": "user", "content": ex.row_to_task(row).prompt},
+        {"role": "user", "content": row_to_task(row).prompt},
     ]
 
 
@@ -428,7 +430,7 @@ def test_rows_carry_the_task_identity_and_verify_dataset_checks_each_column(tmp_
     shard = next((out / "data").glob("train-*.parquet"))
     rows = pq.read_table(shard).to_pylist()
     for row in rows:
-        task = ex.row_to_task(row)
+        task = row_to_task(row)
         identity = (task.id, task.family, task.family_version, task.level, task.seed)
         assert tuple(row[c] for c in ("id", "family", "family_version", "level", "seed")) == identity
         assert json.loads(row["knobs"]) == dict(task.knobs)

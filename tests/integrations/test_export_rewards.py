@@ -9,7 +9,7 @@ import pytest
 import palaestra
 from palaestra import export as ex
 from palaestra.integrations.trl import palaestra_reward
-from palaestra.rows import tasks_from_columns
+from palaestra.rows import row_to_task, tasks_from_columns
 from palaestra.verifiers.math import math_reward
 
 datasets = pytest.importorskip("datasets")
@@ -41,7 +41,7 @@ def export_rows(tmp_path_factory) -> list[dict]:
 
 
 def references(rows: list[dict]) -> list[str]:
-    return [palaestra.get(r["family"]).impl.reference_response(ex.row_to_task(r)) for r in rows]
+    return [palaestra.get(r["family"]).impl.reference_response(row_to_task(r)) for r in rows]
 
 
 def test_palaestra_reward_pays_every_reference_answer_of_an_export(export_rows):
@@ -77,7 +77,7 @@ def test_export_prompt_is_conversational_and_rows_carry_reverification_columns(e
     assert row["palaestra_version"] == palaestra.__version__
     assert row["data_source"] == f"palaestra/{row['family']}"
     assert row["reward_model"]["ground_truth"] == row["answer"]
-    task = ex.row_to_task(row)
+    task = row_to_task(row)
     assert palaestra.rebuild(task) == task
 
 
@@ -94,7 +94,7 @@ def test_a_tampered_row_is_refused(export_rows):
     row = dict(export_rows[0])
     row["seed"] = row["seed"] + 1
     with pytest.raises(ValueError, match="disagrees"):
-        ex.row_to_task(row)
+        row_to_task(row)
 
 
 @pytest.fixture(scope="module")
