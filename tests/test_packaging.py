@@ -72,6 +72,7 @@ def test_wheel_holds_only_the_library(wheel: Path) -> None:
         and not name.startswith("palaestra/generators/words/data/")
     ]
     assert "palaestra/envs/__init__.py" in names and "palaestra/sandbox/__init__.py" in names
+    assert "palaestra/setup.py" not in names
     assert "palaestra/measured/reward_errors.json" in names
     assert "palaestra/measured/calibration/sudoku.json" in names
 
