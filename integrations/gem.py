@@ -8,9 +8,12 @@
     observation, info = env.reset(seed=0)
     observation, reward, terminated, truncated, info = env.step(env.sample_random_action())
 
+    envs = gem.make_vec(["palaestra:Expression-v0"] * 4, seed=0)   # GEM's vector envs, sync or async
+
 GEM's ``Env`` is Gymnasium's step/reset contract with text in and out, ``reset(seed=None)``
 (no options) and ``sample_random_action()``; :class:`PalaestraGemEnv` wraps a palaestra
-Gymnasium env into it (the level goes to the constructor, as GEM envs take their settings).
+Gymnasium env into it (the level and the first seed go to the constructor, as GEM envs take
+their settings). Tested against gem-llm 0.1.0 itself (``.ci/real-libs gem``).
 """
 
 from __future__ import annotations
@@ -28,13 +31,23 @@ NAMESPACE = "palaestra:"
 
 
 class PalaestraGemEnv(_GemEnv):
-    """A palaestra Gymnasium env (``env_id``) behind GEM's ``Env`` API."""
+    """A palaestra Gymnasium env (``palaestra_id``) behind GEM's ``Env`` API.
 
-    def __init__(self, env_id: str, level: int | None = None, **env_kwargs: Any) -> None:
-        self.env = gymnasium.make(env_id, **env_kwargs)
-        self.env_id, self.level = env_id, level
+    GEM constructs every env with ``seed=`` (``gem.make_vec`` gives env ``i`` the seed
+    ``seed + i``): it seeds the first ``reset``; later resets continue the env's own random
+    stream unless they pass a seed. GEM's base ``reset`` seeds the global ``random`` and numpy
+    state; this one never touches them (the palaestra env draws from its own generator).
+    """
+
+    def __init__(
+        self, palaestra_id: str, level: int | None = None, seed: int | None = None, **env_kwargs: Any
+    ) -> None:
+        self.env = gymnasium.make(palaestra_id, **env_kwargs)
+        self.palaestra_id, self.level, self._first_seed = palaestra_id, level, seed
 
     def reset(self, seed: int | None = None) -> tuple[str, dict[str, Any]]:
+        if seed is None:
+            seed, self._first_seed = self._first_seed, None
         options = {"level": self.level} if self.level is not None else None
         return self.env.reset(seed=seed, options=options)
 
@@ -69,5 +82,6 @@ def register_gem() -> list[str]:
 
     ids = gem_ids()
     for gem_id in ids:
-        register(gem_id, entry_point=PalaestraGemEnv, env_id="palaestra/" + gem_id[len(NAMESPACE) :])
+        # GEM's register(env_id, entry_point, **kwargs) keeps the kwargs for the constructor
+        register(gem_id, PalaestraGemEnv, palaestra_id="palaestra/" + gem_id[len(NAMESPACE) :])
     return ids
