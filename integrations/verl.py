@@ -6,8 +6,8 @@ already carry the columns verl reads (``prompt`` as chat messages, ``data_source
 
     python -m verl.trainer.main_ppo \\
         data.train_files=$DATA/data/train-00000-of-00001.parquet \\
-        custom_reward_function.path=$(python -c "import palaestra.integrations.verl as m; print(m.__file__)") \\
-        custom_reward_function.name=compute_score
+        reward.custom_reward_function.path=$(python -c "import palaestra.integrations.verl as m; print(m.__file__)") \\
+        reward.custom_reward_function.name=compute_score
 
 Multi-turn, verl >= 0.9: :class:`PalaestraAnswerTool` is a verl tool (``BaseTool``) named
 ``submit_answer`` for verl's ``ToolAgentLoop``: each call grades one answer and answers with the
@@ -73,7 +73,7 @@ def compute_score(
     The task comes from ``extra_info`` (an export row's task record); a row without it raises
     ``ValueError`` rather than scoring 0. ``ground_truth`` must agree with the task's answer.
     A row of :func:`with_tool_kwargs` scores the ``submit_answer`` tool's verdict instead (see
-    :func:`_tool_score`). With ``curriculum_url`` (verl's ``custom_reward_function.reward_kwargs``),
+    :func:`_tool_score`). With ``curriculum_url`` (verl's ``reward.custom_reward_function.reward_kwargs``),
     each graded answer is also recorded in the curriculum of the ``palaestra serve --curriculum``
     there.
     """
