@@ -3,10 +3,16 @@ feedback and batched grading."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 import palaestra
 from palaestra.core import Task, Verdict
+
+# Samples an adapter paid 0.0 because it could not grade them, by kind, where the trainer would
+# otherwise swallow the error. One counter per process: trainers load adapter files by path (a
+# second copy of the module), and both copies count here.
+GRADING_ERRORS: Counter[str] = Counter()
 
 
 def tagged_answer(answer: str) -> str:

@@ -1,32 +1,48 @@
-"""palaestra in OpenRLHF: a reward function and an agent for multi-turn feedback.
+"""palaestra in OpenRLHF (>= 0.11): a reward function and an agent for multi-turn feedback.
 
 Single turn (OpenRLHF's "reinforced fine-tuning" reward file): pass this module's file as the
-reward function and the export's ``extra_info`` column as the label::
+reward and the export's ``extra_info`` column as the label::
 
     REWARD=$(python -c "import palaestra.integrations.openrlhf as m; print(m.__file__)")
-    python -m openrlhf.cli.train_ppo_ray ... --prompt_data $DATA --input_key prompt \\
-        --apply_chat_template --label_key extra_info --remote_rm_url $REWARD
+    python -m openrlhf.cli.train_ppo_ray ... --data.prompt_dataset $DATA --data.input_key prompt \
+        --data.apply_chat_template --data.label_key extra_info --reward.remote_url $REWARD
 
 Multi-turn: :class:`AgentInstance` grades each turn with the verifier and feeds its reason back
-until the answer is right or ``max_attempts`` run out; point ``--agent_func_path`` at this module
-too (OpenRLHF loads ``AgentInstance`` and, with OpenRLHF installed, ``AgentExecutor`` from it).
+until the answer is right or ``max_attempts`` run out; point ``--train.agent_func_path`` at this
+module too (OpenRLHF builds ``AgentExecutor()``, a ``MultiTurnAgentExecutor`` over
+``AgentInstance``).
+
+OpenRLHF catches every exception a reward raises and logs it at INFO: the sample's reward
+becomes ``None``. So a row this module cannot grade (a label without the task record, a query
+without its prompt) gets reward 0.0 explicitly, a WARNING with the reason, a count in
+:data:`GRADING_ERRORS` and ``extra_logs["palaestra_grading_errors"]``: it never vanishes.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any
 
-from palaestra.integrations._common import verify_batch
+from palaestra.core import Task, Verdict
+from palaestra.integrations._common import GRADING_ERRORS, verify_batch
 from palaestra.rows import task_from_record
 
-try:  # the base classes exist only where OpenRLHF is installed (with vLLM and Ray)
-    from openrlhf.utils.agent import AgentExecutorBase, AgentInstanceBase
+try:  # the base classes exist only where OpenRLHF is installed
+    from openrlhf.utils.agent import AgentInstanceBase, MultiTurnAgentExecutor
 except ImportError:  # pragma: no cover - exercised where OpenRLHF is installed
-    AgentExecutorBase = None
+    MultiTurnAgentExecutor = None
     AgentInstanceBase = object
 
 MAX_ATTEMPTS = 3
+LOG = logging.getLogger(__name__)
+
+
+def _ungradable(kind: str, exc: Exception) -> Verdict:
+    """Reward 0.0 for a sample that cannot be graded, said loudly (OpenRLHF would swallow a raise)."""
+    GRADING_ERRORS[kind] += 1
+    LOG.warning("palaestra could not grade an OpenRLHF sample (%s): %s", kind, exc)
+    return Verdict.failure(error=f"{kind}: {exc}")
 
 
 def _response(query: str, prompt: str) -> str:
@@ -45,20 +61,38 @@ def reward_func(queries: Sequence[str], prompts: Sequence[str], labels: Sequence
     """OpenRLHF's reward-function signature; ``labels`` are the rows' ``extra_info`` (or task JSON).
 
     Returns ``{"rewards", "scores", "extra_logs"}`` as tensors when torch is importable (always the
-    case inside OpenRLHF), else as lists. A label without the task record raises ``ValueError``.
+    case inside OpenRLHF), else as lists. A sample that cannot be graded is paid 0.0 and counted
+    (module docstring); inputs of different lengths raise, as no reward can be matched to them.
     """
     if not len(queries) == len(prompts) == len(labels):
         raise ValueError(f"{len(queries)} queries, {len(prompts)} prompts and {len(labels)} labels")
-    tasks = [task_from_record(label) for label in labels]
-    verdicts = verify_batch(tasks, [_response(q, p) for q, p in zip(queries, prompts, strict=True)])
-    rewards = [float(v.reward) for v in verdicts]
-    format_ok = [1.0 if v.format_ok else 0.0 for v in verdicts]
+    verdicts: list[Verdict | None] = [None] * len(queries)
+    gradable: list[tuple[int, Task, str]] = []
+    for i, (query, prompt, label) in enumerate(zip(queries, prompts, labels, strict=True)):
+        try:
+            gradable.append((i, task_from_record(label), _response(query, prompt)))
+        except ValueError as exc:
+            verdicts[i] = _ungradable("bad label" if "task record" in str(exc) else "bad query", exc)
+    graded = verify_batch([task for _, task, _ in gradable], [text for *_, text in gradable])
+    for (i, _, _), verdict in zip(gradable, graded, strict=True):
+        verdicts[i] = verdict
+    rewards = [float(v.reward) for v in verdicts if v is not None]
+    logs = {
+        "format_ok": [1.0 if v is not None and v.format_ok else 0.0 for v in verdicts],
+        "palaestra_grading_errors": [
+            1.0 if v is not None and v.status == "verifier_error" else 0.0 for v in verdicts
+        ],
+    }
     try:
         import torch
     except ImportError:
-        return {"rewards": rewards, "scores": rewards, "extra_logs": {"format_ok": format_ok}}
+        return {"rewards": rewards, "scores": rewards, "extra_logs": logs}
     tensor = torch.tensor(rewards, dtype=torch.float32)
-    return {"rewards": tensor, "scores": tensor.clone(), "extra_logs": {"format_ok": torch.tensor(format_ok)}}
+    return {
+        "rewards": tensor,
+        "scores": tensor.clone(),
+        "extra_logs": {key: torch.tensor(values) for key, values in logs.items()},
+    }
 
 
 class AgentInstance(AgentInstanceBase):
@@ -78,9 +112,13 @@ class AgentInstance(AgentInstanceBase):
         return {"observation": states["observation"]}
 
     async def step(self, states: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-        task = task_from_record(states["label"])
-        verdict = verify_batch([task], [states.get("action_text") or ""], workers=0)[0]
-        self.attempts += 1
+        try:
+            task = task_from_record(states["label"])
+        except ValueError as exc:  # ends the episode with an explicit 0.0, never a swallowed raise
+            verdict, self.attempts = _ungradable("bad label", exc), self.max_attempts
+        else:
+            verdict = verify_batch([task], [states.get("action_text") or ""], workers=0)[0]
+            self.attempts += 1
         done = verdict.correct or self.attempts >= self.max_attempts
         if verdict.correct:
             feedback = ""
@@ -107,10 +145,10 @@ def _scalar(value: float) -> Any:
     return torch.tensor(value)
 
 
-if AgentExecutorBase is not None:  # pragma: no cover - needs OpenRLHF
+if MultiTurnAgentExecutor is not None:  # pragma: no cover - needs OpenRLHF
 
-    class AgentExecutor(AgentExecutorBase):
-        """Runs :class:`AgentInstance` inside OpenRLHF's rollout (its constructor, unchanged)."""
+    class AgentExecutor(MultiTurnAgentExecutor):
+        """What ``--train.agent_func_path`` loads: OpenRLHF constructs it without arguments."""
 
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(AgentInstance, *args, **kwargs)
+        def __init__(self) -> None:
+            super().__init__(AgentInstance)
