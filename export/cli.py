@@ -25,6 +25,11 @@ def _cmd_export(args: argparse.Namespace) -> int:
         f"{status}: {result.path} rows={result.counts} duplicates_dropped={dropped} "
         f"fingerprint={result.fingerprint}"
     )
+    if args.format == "lm-eval":
+        from palaestra.export.lm_eval import write_lm_eval_task
+
+        folder, name = write_lm_eval_task(result.path, args.lm_eval_split)
+        print(f"lm-eval task: lm_eval --include_path {folder} --tasks {name} --model ...")
     if args.push_to_hub:
         try:
             url = push_to_hub(result.path, args.push_to_hub, private=args.private)
@@ -78,6 +83,15 @@ def add_cli(subparsers: Any) -> None:
     p.add_argument("--push-to-hub", metavar="REPO", default=None, help="upload to this Hub dataset repo")
     p.add_argument("--private", action="store_true", help="create the Hub repo as private")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument(
+        "--format",
+        choices=("hf", "lm-eval"),
+        default="hf",
+        help="hf: the dataset only; lm-eval: also an lm-evaluation-harness task folder in OUT/lm_eval",
+    )
+    p.add_argument(
+        "--lm-eval-split", default="test", help="the split the lm-eval task evaluates (default test)"
+    )
     p.set_defaults(run=_cmd_export)
 
     p = subparsers.add_parser("verify-dataset", help="re-verify and rebuild the rows of an export")

@@ -1,0 +1,133 @@
+"""Inspect AI and lm-evaluation-harness evaluate a mixed export with palaestra's verifier as the grader.
+
+A scripted model answers every other task right (the reference answer in the family's format) and
+the rest wrong, so both harnesses must report accuracy 0.5 over the export's test split of five
+families. Each harness runs its own evaluation loop (Inspect's ``eval``, lm-eval's
+``simple_evaluate`` with the task folder ``palaestra export --format lm-eval`` wrote); the
+scripted model stands in only for the LLM.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import palaestra
+from palaestra.cli import main
+
+FAMILIES = ("expression", "sudoku", "countdown", "shortest_path", "knights_knaves")
+
+
+@pytest.fixture(scope="module")
+def export_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    pytest.importorskip("datasets")
+    work = tmp_path_factory.mktemp("harness")
+    config = {
+        "name": "harness-mix",
+        "seed": 11,
+        "version": 1,
+        "splits": ["test"],
+        "mixture": [{"family": f, "level": 2, "counts": {"test": 2}} for f in FAMILIES],
+    }
+    (work / "mix.json").write_text(json.dumps(config))
+    out = work / "data"
+    assert (
+        main(
+            [
+                "export",
+                "--config",
+                str(work / "mix.json"),
+                "--out",
+                str(out),
+                "--quiet",
+                "--format",
+                "lm-eval",
+            ]
+        )
+        == 0
+    )
+    return out
+
+
+def scripted_answers(prompts: list[str]) -> dict[str, str]:
+    """Prompt -> response: the i-th task (in prompt order) right when i is even, else wrong."""
+    answers = {}
+    for i, prompt in enumerate(sorted(prompts)):
+        task = next(t for t in TASKS if t.prompt == prompt)
+        right = palaestra.get(task.family).impl.reference_response(task)
+        answers[prompt] = right if i % 2 == 0 else "<answer>surely not this</answer>"
+    return answers
+
+
+TASKS: list[palaestra.Task] = []
+
+
+def _tasks_of(export_dir: Path) -> list[palaestra.Task]:
+    lines = (export_dir / "lm_eval" / "test.jsonl").read_text().splitlines()
+    return [palaestra.Task.from_json(json.loads(line)["task"]) for line in lines]
+
+
+def test_lm_eval_folder_is_written(export_dir: Path) -> None:
+    folder = export_dir / "lm_eval"
+    assert (folder / "utils.py").is_file() and (folder / "palaestra_harness_mix.yaml").is_file()
+    tasks = _tasks_of(export_dir)
+    assert len(tasks) == 10 and {t.family for t in tasks} == set(FAMILIES)
+
+
+def test_inspect_reports_half_right(export_dir: Path, tmp_path: Path) -> None:
+    pytest.importorskip("inspect_ai")
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.model import ChatMessageUser, GenerateConfig, ModelAPI, ModelOutput, get_model, modelapi
+
+    from palaestra.integrations.inspect import palaestra_task
+
+    TASKS[:] = _tasks_of(export_dir)
+    answers = scripted_answers([t.prompt for t in TASKS])
+
+    @modelapi(name="palaestra_scripted")
+    def scripted() -> type[ModelAPI]:
+        class Scripted(ModelAPI):
+            async def generate(self, input, tools, tool_choice, config: GenerateConfig) -> ModelOutput:  # noqa: A002
+                prompt = next(m.text for m in input if isinstance(m, ChatMessageUser))
+                return ModelOutput.from_content(model=self.model_name, content=answers[prompt])
+
+        return Scripted
+
+    log = inspect_eval(
+        palaestra_task(export_dir),
+        model=get_model("palaestra_scripted/half-right"),
+        display="none",
+        log_dir=str(tmp_path),
+    )[0]
+    assert log.status == "success", log.error
+    assert log.results.total_samples == 10
+    assert log.results.scores[0].metrics["accuracy"].value == pytest.approx(0.5)
+
+
+def test_lm_eval_reports_half_right(export_dir: Path) -> None:
+    pytest.importorskip("lm_eval")
+    from lm_eval import simple_evaluate
+    from lm_eval.api.model import LM
+    from lm_eval.tasks import TaskManager
+
+    TASKS[:] = _tasks_of(export_dir)
+    answers = scripted_answers([t.prompt for t in TASKS])
+
+    class Scripted(LM):
+        def generate_until(self, requests):  # the context is the prompt (zero-shot, no description)
+            return [next(a for p, a in answers.items() if p in request.args[0]) for request in requests]
+
+        def loglikelihood(self, requests):
+            raise NotImplementedError
+
+        def loglikelihood_rolling(self, requests):
+            raise NotImplementedError
+
+    results = simple_evaluate(
+        model=Scripted(),
+        tasks=["palaestra_harness_mix"],
+        task_manager=TaskManager(include_path=str(export_dir / "lm_eval")),
+    )
+    assert results["results"]["palaestra_harness_mix"]["acc,none"] == pytest.approx(0.5)
