@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 import palaestra
+from palaestra.agents.reporting import plural
 from palaestra.core import Task
 
 DEFAULT_KS = (1, 2, 4, 8, 16, 32, 64, 128)
@@ -355,7 +356,7 @@ class EvalReport:
         lines = [
             "# palaestra evaluation",
             "",
-            f"{self.tasks} tasks, {self.samples} samples. pass@k is the unbiased estimator of Chen et al. "
+            f"{plural(self.tasks, 'task')}, {plural(self.samples, 'sample')}. pass@k is the unbiased estimator of Chen et al. "
             f"(2021); intervals are {pct}% percentile bootstrap CIs over tasks (stratified by family "
             "across families). IQM = interquartile mean of the per-family scores.",
             "",
@@ -411,7 +412,7 @@ def summarize(
         raise ValueError(f"every k in {list(asked)} exceeds the fewest samples per task ({fewest})")
     dropped = sorted(set(asked) - set(usable))
     if dropped and ks is not None:
-        notes.append(f"pass@k not reported for k={dropped}: some tasks have only {fewest} samples")
+        notes.append(f"pass@k not reported for k={dropped}: some tasks have only {plural(fewest, 'sample')}")
     if missing:
         notes.append(f"{missing} suite tasks had no responses and are left out")
     by_family: dict[str, list[TaskScore]] = defaultdict(list)
@@ -636,7 +637,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     )
     k = report.ks[0]
     print(
-        f"{report.tasks} tasks, {len(report.families)} families: IQM pass@{k} {report.iqm[k].text()}, "
+        f"{plural(report.tasks, 'task')}, {plural(len(report.families), 'family')}: IQM pass@{k} {report.iqm[k].text()}, "
         f"mean pass@{k} {report.mean[k].text()}; report in {out / 'report.md'}"
     )
     return 0
