@@ -367,13 +367,15 @@ def write_heldout_suite(trainer: GRPOTrainer, out: Path) -> Path:
 # the plan line and the report
 # ---------------------------------------------------------------------------------------------
 
-# CPU seconds of the tiny model at one intra-op thread, measured per step from the cpu_seconds that
-# runs log (docs/training.md, "Time"); the plan line's estimate is built from them.
-CPU_SECONDS_PER_SFT_SEQUENCE = 0.0076  # an SFT step of 32 sequences: 0.24 CPU-s
-CPU_SECONDS_PER_GRPO_SEQUENCE = 0.0066  # rollout, grading, update and weight sync, per sequence
-CPU_SECONDS_PER_SELFPLAY_SEQUENCE = 0.0066  # proposals and probes, per sequence
-CPU_SECONDS_PER_EVAL_COMPLETION = 0.0022
-CPU_SECONDS_STARTUP = 15.0  # imports, the tiny model and its tokenizer, the vLLM engine
+# CPU seconds of the tiny model at one intra-op thread, per unit of work, from the cpu_seconds a
+# `palaestra train --preset tiny` run logged (docs/training.md); the plan line's estimate.
+CPU_SECONDS_PER_SFT_SEQUENCE = 0.0088  # 0.283 CPU-s per SFT step of 32
+CPU_SECONDS_PER_GRPO_SEQUENCE = 0.0092  # 1.18 CPU-s per GRPO step of 16 x 8 (rollout, grading, update, sync)
+# per proposal or probe the step may generate: 2.4 CPU-s per step of 16 proposals x (1 + 8 probes);
+# invalid proposals get no probes, so the measured run used 3960 of its 5760 slots
+CPU_SECONDS_PER_SELFPLAY_SEQUENCE = 0.0167
+CPU_SECONDS_PER_EVAL_COMPLETION = 0.0044
+CPU_SECONDS_STARTUP = 30.0  # imports, the tiny model and its tokenizer, the vLLM engine, checkpoints
 
 
 def estimate_cpu_seconds(config: TrainConfig, rl_sequences: int, mode: str = "GRPO") -> float:
@@ -416,8 +418,8 @@ def plan_line(
         threads = cpu_threads(config)
         minutes = estimate_cpu_seconds(config, rl_sequences, mode) / 60
         when = (
-            f"about {minutes:.0f} CPU-min at {plural(threads, 'thread')} (per-step costs "
-            "measured at 1 thread on an idle core; a busy machine stretches the wall time)"
+            f"about {minutes:.0f} CPU-min at {plural(threads, 'thread')} (from per-step costs measured "
+            "at 1 thread; a busy machine stretches the wall time)"
         )
     return (
         f"palaestra train: {' -> '.join(stages)}"
