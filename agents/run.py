@@ -196,7 +196,7 @@ def sft_stage(trainer: GRPOTrainer, ctx: RunContext, **extra: Any) -> tuple[SFT,
                 )
             ctx.say(
                 f"SFT check: accuracy {accuracy:.3f} < {cfg.sft_target_accuracy} after {plural(sft.step, 'step')}: "
-                f"{chunk} more steps"
+                f"{plural(chunk, 'more step')}"
             )
             losses = _sft_steps(sft, chunk, ctx, "sft+")
             info["sft_final_loss"] = losses[-1]
