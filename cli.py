@@ -10,6 +10,7 @@ Errors are one clear line on stderr and a non-zero exit status, never a tracebac
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import json
 import os
@@ -110,7 +111,17 @@ def _add_task_arguments(parser: argparse.ArgumentParser) -> None:
 def _task_from_args(args: argparse.Namespace):
     import palaestra
 
+    known = palaestra.families()
+    if args.family not in known:
+        raise ValueError(unknown_family(args.family, known))
     return palaestra.make_task(args.family, seed=args.seed, level=args.level, **dict(args.knob))
+
+
+def unknown_family(name: str, known: Sequence[str]) -> str:
+    """One line for a family name that is not registered: the closest names, not all of them."""
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+    hint = f"did you mean {' or '.join(repr(c) for c in close)}? " if close else ""
+    return f"unknown family {name!r}; {hint}`palaestra list` names all {len(known)}"
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -170,9 +181,9 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(json.dumps(verdict.to_dict(), ensure_ascii=False))
     else:
         status = "correct" if verdict.correct else ("wrong" if verdict.format_ok else "format error")
-        print(
-            f"{status}: {verdict.reason}" + (f" (verifier error: {verdict.error})" if verdict.error else "")
-        )
+        # the reason of a right answer is often just "correct": say it once
+        line = status if verdict.reason.strip().lower() in ("", status) else f"{status}: {verdict.reason}"
+        print(line + (f" (verifier error: {verdict.error})" if verdict.error else ""))
     return 0 if verdict.correct else 1
 
 

@@ -120,6 +120,8 @@ def create_app(
         if not isinstance(n, int) or not 0 < n <= MAX_ITEMS:
             raise bad(f"'n' must be an integer in 1..{MAX_ITEMS}")
         seed, knobs = body.get("seed", 0), body.get("knobs") or {}
+        if body.get("family") is None:
+            raise bad("'family' is required: a family name, as GET /v1/families lists them")
 
         def make() -> list[dict[str, Any]]:
             return [

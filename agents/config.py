@@ -30,6 +30,11 @@ class TrainConfig:
         ("auto", "vllm", "transformers"),
     )
     device: str = opt("auto", "trainer device: cpu, cuda, or auto")
+    threads: int = opt(
+        0,
+        "torch intra-op threads on CPU; 0: OMP_NUM_THREADS if set, else 1 (the tiny model's small matrices "
+        "gain nothing from more, and on a busy machine extra threads wait for cores)",
+    )
     num_engines: int = opt(1, "rollout engines for data-parallel generation")
     use_ray: bool = opt(
         False,
@@ -210,8 +215,8 @@ class TrainConfig:
             raise ValueError(f"config heldout_share must lie in (0, 1), got {self.heldout_share}")
         if not 0 <= self.sft_target_accuracy <= 1:
             raise ValueError("config sft_target_accuracy must lie in [0, 1]")
-        if self.eval_samples < 0 or self.sft_max_steps < 0:
-            raise ValueError("config eval_samples and sft_max_steps must be >= 0")
+        if self.eval_samples < 0 or self.sft_max_steps < 0 or self.threads < 0:
+            raise ValueError("config eval_samples, sft_max_steps and threads must be >= 0")
         from palaestra.agents.tasks import parse_knobs
         from palaestra.agents.teacher import parse_errors
 

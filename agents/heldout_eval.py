@@ -61,7 +61,7 @@ def evaluate(
         raise ValueError("evaluation needs at least one held-out problem")
     rollout = SingleTurnRollout(chat)
     greedy = Sampling(max_tokens=max_tokens, temperature=0.0, stop_token_ids=chat.stop_token_ids)
-    total = len(tasks) * (1 + (1 if samples else 0))
+    total = len(tasks) * (1 + samples)  # completions: one greedy and ``samples`` sampled per problem
     done = 0
     greedy_eps = []
     for i in range(0, len(tasks), CHUNK):
@@ -84,7 +84,7 @@ def evaluate(
                 float(np.mean([e.correct for e in eps[j * samples : (j + 1) * samples]]))
                 for j in range(len(part))
             ]
-            done += len(part)
+            done += len(part) * samples
             if progress:
                 progress(done, total)
     keys = [content_key(t) for t in tasks]

@@ -6,6 +6,7 @@ it as one line), so a typo in a path or family never costs a model load or an SF
 
 from __future__ import annotations
 
+import difflib
 import os
 from pathlib import Path
 from typing import Any
@@ -68,7 +69,12 @@ def check_families(names: list[str]) -> None:
     known = families()
     unknown = [n for n in names if n not in known]
     if unknown:
-        raise ValueError(f"unknown task famil{'y' if len(unknown) == 1 else 'ies'} {unknown}; known: {known}")
+        close = sorted({c for n in unknown for c in difflib.get_close_matches(n, known, n=3, cutoff=0.6)})
+        hint = f"did you mean {' or '.join(repr(c) for c in close)}? " if close else ""
+        raise ValueError(
+            f"unknown task famil{'y' if len(unknown) == 1 else 'ies'} {unknown}; {hint}"
+            f"`palaestra list` names all {len(known)}"
+        )
 
 
 def resolve_device(device: str) -> str:

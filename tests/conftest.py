@@ -24,6 +24,20 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+WORKERS = 4  # at most, with pytest-xdist
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """``python -m pytest`` runs on up to ``WORKERS`` processes when pytest-xdist (the dev extra) is
+    installed, and in one process without it: ``-n`` is not in ``addopts``, where a venv without
+    xdist failed with ``unrecognized arguments: -n``. An explicit ``-n`` wins; xdist's own workers
+    (which carry ``workerinput``) are left alone."""
+    if hasattr(config, "workerinput") or not config.pluginmanager.hasplugin("xdist"):
+        return
+    if config.getoption("numprocesses", None) is None:
+        config.option.numprocesses = "auto"
+        config.option.maxprocesses = config.option.maxprocesses or WORKERS
 
 
 @pytest.fixture(scope="session")

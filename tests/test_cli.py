@@ -44,7 +44,8 @@ def test_sample_and_check(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.parametrize(
     "argv,message",
     [
-        (["sample", "nope", "--seed", "1"], "unknown family 'nope'; valid families"),
+        (["sample", "nope", "--seed", "1"], "unknown family 'nope'; `palaestra list` names all"),
+        (["sample", "sudokku", "--seed", "1"], "unknown family 'sudokku'; did you mean 'sudoku'"),
         (["sample", "expression", "--seed", "-1"], "non-negative integer"),
         (["sample", "expression", "--seed", "abc"], "non-negative integer"),
         (["sample", "expression", "--seed", "1", "--level", "11"], "level must be in 1..10"),
@@ -72,3 +73,20 @@ def test_console_script_runs_in_a_fresh_process() -> None:
         timeout=120,
     )
     assert done.returncode == 0 and "minimum total weight" in done.stdout
+
+
+def test_unknown_family_suggests_close_names_instead_of_listing_all(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Regression: an unknown family printed all 105 names and no suggestion."""
+    code, _, err = run(["check", "shortest_pth", "--seed", "1", "--answer", "x"], capsys)
+    assert code == 2 and "did you mean 'shortest_path'" in err
+    assert "sudoku" not in err  # the unrelated names are left to `palaestra list`
+
+
+def test_check_says_correct_once(capsys: pytest.CaptureFixture[str]) -> None:
+    """Regression: a right answer printed ``correct: correct``."""
+    code, out, _ = run(["check", "expression", "--seed", "3", "--answer", "<answer>4</answer>"], capsys)
+    assert code == 0 and out == "correct\n"
+    code, out, _ = run(["check", "expression", "--seed", "3", "--answer", "<answer>5</answer>"], capsys)
+    assert code == 1 and out.startswith("wrong: ") and len(out) > len("wrong: \n")

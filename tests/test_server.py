@@ -49,6 +49,8 @@ def test_bad_requests_are_one_clear_400(client):
     reply = client.post("/v1/verify", json={"items": [{"task": {"family": "x"}, "response": ""}]})
     assert reply.status_code == 400 and "item 0" in reply.json()["detail"]
     assert client.post("/v1/tasks", json={"family": "nope"}).status_code == 400
+    reply = client.post("/v1/tasks", json={"n": 2})  # regression: said "unknown family None"
+    assert reply.status_code == 400 and "'family' is required" in reply.json()["detail"]
 
 
 def test_a_verification_past_its_bound_times_out_and_the_worker_is_replaced(client):

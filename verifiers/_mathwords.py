@@ -1,6 +1,6 @@
 """Words around a math answer: sentences, number words, percent words and units.
 
-Used by the math comparer (``_mathparse.read_answer(..., Options(words=True))``) before the
+Used by the math comparer (``mathparse.read_answer(..., Options(words=True))``) before the
 grammar sees the answer. Every pass works on whole tokens of the answer's own tokenizer, never
 on substrings, so ``someone`` is not ``one`` and ``threefold`` is not ``three``. The policy
 (what is read, what is refused) is documented in docs/verifiers.md, "Units, number words".

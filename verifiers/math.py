@@ -1,7 +1,7 @@
 """Exact math answer equivalence: ``math_equal``, ``verify_math`` and a TRL reward function.
 
 ``math_equal(gold, pred)`` parses both answers with our own restricted grammar
-(``_mathparse``: LaTeX and plain text to sympy objects, never ``eval``/``sympify``) and
+(``mathparse``: LaTeX and plain text to sympy objects, never ``eval``/``sympify``) and
 compares them exactly (``_mathcompare``). Anything beyond plain numbers runs in a kill-safe
 worker process under a hard time bound, so it is safe inside any thread; a timeout returns
 ``Verdict.timed_out(...)`` (status ``timeout``), never a hang and never ``correct=True``. Plain numbers

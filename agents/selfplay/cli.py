@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from palaestra.agents.config import SELFPLAY_PRESETS
+from palaestra.agents.reporting import plural
 
 from .languages import LANGUAGES, make_language
 from .loop import SelfPlay, SelfPlayConfig
@@ -167,9 +168,9 @@ def run_selfplay(
     ctx = stages.RunContext(config, quiet=quiet)
     types = len(LANGUAGES[language].task_types) if language in LANGUAGES else 1
     per_step = selfplay_config.proposals_per_type * types * (1 + selfplay_config.probes)
-    ctx.say(
-        stages.plan_line(config, f"self-play ({language})", f"{config.steps} steps", config.steps * per_step)
-    )
+    mode = f"self-play ({language})"
+    steps = plural(config.steps, "step")
+    ctx.say(stages.plan_line(config, mode, steps, config.steps * per_step, exact=False))
     trainer = GRPOTrainer(config)
     ctx.out.mkdir(parents=True, exist_ok=True)
     lang = make_run_language(language, config, trainer.space)
@@ -218,13 +219,14 @@ def run_selfplay(
         bar.begin_at(play.step_count)
         last: dict[str, Any] = {}
         while play.step_count < config.steps:
-            t0 = time.perf_counter()
+            t0, cpu0 = time.perf_counter(), time.process_time()
             result, last = loop.step()
             sequences += len(result.proposer) + len(result.solver)
             last["sequences"] = sequences
             if language == "expression":
                 last["teacher_wrong_share"] = teacher_wrong_share(result, lang, trainer.teacher)
             last["time/step_s"] = time.perf_counter() - t0
+            last["time/step_cpu_s"] = time.process_time() - cpu0
             trainer.step_count = play.step_count
             ctx.log({"kind": "selfplay", **last})
             if (
@@ -308,20 +310,29 @@ def _plot(out: Path, say: Any) -> None:
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        from matplotlib.ticker import MaxNLocator
     except ImportError:
         say("matplotlib is not installed: no plots")
         return
     from palaestra.agents.reporting import read_jsonl, smooth
 
     rows = [r for r in read_jsonl(out / "metrics.jsonl") if r.get("kind") == "selfplay"]
-    keys = ("valid_rate", "mean_learnability", "proposer_reward", "solver_reward")
-    fig, axes = plt.subplots(1, len(keys), figsize=(4 * len(keys), 3))
-    for ax, key in zip(axes, keys, strict=True):
+    panels = {  # metric: (title, y-axis label)
+        "valid_rate": ("valid proposals", "share of proposals"),
+        "mean_learnability": ("learnability of valid proposals", "mean learnability"),
+        "proposer_reward": ("proposer reward (after penalties)", "mean reward"),
+        "solver_reward": ("solver reward", "mean reward"),
+    }
+    fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 3.3))
+    for ax, (key, (title, ylabel)) in zip(axes, panels.items(), strict=True):
         xs, ys = [r["step"] for r in rows], [r[key] for r in rows]
-        ax.plot(xs, ys, linewidth=1, alpha=0.3)
-        ax.plot(xs, smooth(ys), linewidth=2)
-        ax.set_title(key.replace("_", " ") + (" (after penalties)" if key == "proposer_reward" else ""))
-        ax.set_xlabel("self-play step")
+        ax.plot(xs, ys, linewidth=1, alpha=0.3, label="per step")
+        ax.plot(xs, smooth(ys), linewidth=2, label="smoothed (EMA 0.9)")
+        ax.set_title(title)
+        ax.set_xlabel("self-play step (policy updates before it)", fontsize=8)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_ylabel(ylabel)
+        ax.legend(fontsize=6, loc="best")
     fig.tight_layout()
     (out / "plots").mkdir(exist_ok=True)
     fig.savefig(out / "plots" / "selfplay.png", dpi=80)

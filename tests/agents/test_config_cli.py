@@ -60,6 +60,8 @@ def test_cli_reports_unknown_family_as_one_line(capsys):
     assert main(["train", "--families", "no_such_family", "--steps", "1"]) == 2
     err = capsys.readouterr().err
     assert "unknown task family" in err and err.count("\n") == 1
+    assert main(["train", "--families", "expresion", "--steps", "1"]) == 2
+    assert "did you mean 'expression'" in capsys.readouterr().err
 
 
 def test_missing_model_path_fails_fast(tmp_path):
@@ -129,11 +131,16 @@ def test_palaestra_train_end_to_end_writes_reports(tmp_path, tiny_path, capsys):
     assert main(argv) == 0
     captured = capsys.readouterr()
     err = [line for line in captured.err.splitlines() if line.strip()]
-    assert err[0].startswith("palaestra train: SFT warm start (2 steps) -> held-out eval -> GRPO (2 steps)")
-    assert "min" in err[0] and str(out) in err[0]
-    for stage in ("sft [", "eval SFT-only [", "rl [", "eval after RL [", "control [", "eval control ["):
+    assert err[0].startswith(
+        "palaestra train: SFT warm start (2 steps of 32) -> held-out eval -> GRPO (2 steps of 2 x 2) -> "
+        "eval -> control: SFT continued for the same 8 sequences, eval; about "
+    )
+    assert "CPU-min at 1 thread" in err[0] and str(out) in err[0]
+    stages = ("sft [", "rl [", "control [", "eval SFT-only, 3 problems [", "eval after RL, 3 problems [")
+    for stage in (*stages, "eval control, 3 problems [", "/9 completions"):  # 3 greedy + 2 x 3 sampled
         assert stage in captured.err, stage
-    noise = [line for line in err[1:] if not any(s in line for s in ("[", "SFT check"))]
+    assert "control: SFT continued for 32 sequences (1 step of 32 at learning rate 0.001" in captured.err
+    noise = [line for line in err[1:] if not any(s in line for s in ("[", "SFT check", "control: SFT"))]
     assert noise == []  # no vLLM/torch/transformers log lines without --verbose
     assert "held-out accuracy, after GRPO" in captured.out and "gain over the control" in captured.out
     (run,) = out.iterdir()

@@ -77,7 +77,7 @@ def test_greedy_sampled_subsets_and_standard_errors():
     assert m["eval/subset/negative/accuracy"] == 0.0
     assert m["eval/subset/negative/problems"] == sum(int(t.answer) < 0 for t in tasks)
     assert m["eval/expression/L1/accuracy"] == m["eval/accuracy"]
-    assert seen[-1] == (2 * len(tasks), 2 * len(tasks))
+    assert seen[-1] == (5 * len(tasks), 5 * len(tasks))  # completions: 1 greedy + 4 sampled each
     # sampled completions use fixed seeds: every checkpoint is compared on the same random numbers
     assert all(seed is not None for _, n, temperature, seed in backend.calls if temperature > 0)
 

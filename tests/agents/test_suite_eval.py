@@ -267,3 +267,36 @@ def test_docs_example_runs():
     assert blocks
     for i, code in enumerate(blocks):
         exec(compile(code, f"docs/eval.md block {i}", "exec"), {"__name__": "__docs__"})
+
+
+def _scores(rates: dict[str, float], n: int = 20, samples: int = 1) -> list:
+    return [
+        ev.TaskScore(f"{f}{i}", f, 1, samples, samples * int(i < rate * n), samples, 0)
+        for f, rate in rates.items()
+        for i in range(n)
+    ]
+
+
+def test_iqm_and_mean_of_one_family_have_the_same_interval():
+    """Regression: the two across-family bootstraps drew one after the other from one generator,
+    so with one family (where IQM and mean are the same statistic) they gave different CIs."""
+    report = ev.summarize(_scores({"a": 0.35}), ks=(1,), n_boot=400)
+    assert report.iqm[1] == report.mean[1]
+    assert report.iqm[1].low < report.iqm[1].value < report.iqm[1].high
+
+
+def test_each_interval_has_its_own_stream():
+    """A family's interval does not move when another family is added before it."""
+    alone = ev.summarize(_scores({"b": 0.4}), ks=(1,), n_boot=400)
+    both = ev.summarize(_scores({"a": 0.7, "b": 0.4}), ks=(1,), n_boot=400)
+    assert both.families["b"][1] == alone.families["b"][1]
+    assert both.cells[("b", 1)][1] == alone.cells[("b", 1)][1]
+
+
+def test_only_k_values_asked_for_get_a_note():
+    """Regression: the default k list (up to 128) produced a note about k values nobody asked for."""
+    scores = _scores({"a": 0.5}, samples=4)
+    default = ev.summarize(scores, n_boot=100)
+    assert default.ks == [1, 2, 4] and default.notes == []
+    asked = ev.summarize(scores, ks=(1, 8), n_boot=100)
+    assert asked.ks == [1] and any("k=[8]" in note for note in asked.notes)

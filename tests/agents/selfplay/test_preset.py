@@ -98,7 +98,10 @@ def test_tiny_preset_self_plays_end_to_end(tmp_path, tiny_path, capsys) -> None:
     ]
     assert main(argv) == 0
     captured = capsys.readouterr()
-    assert captured.err.lstrip().startswith("palaestra train: SFT warm start (2 steps)")
+    plan = captured.err.lstrip().splitlines()[0]
+    assert plan.startswith("palaestra train: SFT warm start (2 steps of 32)")
+    # regression: the plan promised the control "the same 5760 sequences"; self-play generated 4192
+    assert "control: SFT continued for as many sequences as it generates (at most " in plan
     assert "self-play (expression)" in captured.err.splitlines()[0] and "self-play [" in captured.err
     (run,) = out.iterdir()
     kinds = [r["kind"] for r in read_jsonl(run / "metrics.jsonl")]
@@ -108,4 +111,9 @@ def test_tiny_preset_self_plays_end_to_end(tmp_path, tiny_path, capsys) -> None:
     summary = json.loads((run / "summary.json").read_text())
     assert summary["steps"] == 2 and 0 <= summary["accuracy_after"] <= 1
     assert summary["control_sequences"] >= summary["selfplay_sequences"]
+    assert (
+        f"control: SFT continued for {summary['control_sequences']} sequences ("
+        f"{summary['control_steps']} step{'s' if summary['control_steps'] > 1 else ''} of 32 at learning "
+        f"rate 0.001; the RL arm generated {summary['selfplay_sequences']})"
+    ) in captured.err
     assert "after self-play" in captured.out  # the summary table
