@@ -7,6 +7,7 @@ processes or languages (``pip install 'palaestra[server]'``).
     POST /v1/verify    {"items": [{"task": TASK, "response": "..."}], "timeout_s": 10}
                                                           -> {"verdicts": [...], "rewards": [...]}
     POST /verify       NeMo Gym's resource-server verify: the row's fields + "response" -> + "reward"
+    POST /seed_session, /aggregate_metrics   NeMo Gym's session start and collection metrics
     POST /v1/curriculum/next    {"n": 8}                  -> {"tasks": [...]}
     POST /v1/curriculum/record  {"items": [{"task": TASK, "reward": 1.0}]}
     GET  /v1/curriculum  (levels, solve rates)   GET /v1/families   GET /health
@@ -158,6 +159,23 @@ def create_app(
             raise bad(str(exc)) from None
         verdict = (await grade([task], [text], timeout_s))[0]
         return {**body, "reward": float(verdict.reward), "palaestra_verdict": verdict.to_dict()}
+
+    @app.post("/seed_session")
+    async def nemo_gym_seed_session(body: dict[str, Any] = JsonBody) -> dict[str, Any]:
+        """NeMo Gym's per-rollout session start (the task travels in the row: nothing to seed)."""
+        from palaestra.integrations.nemo_gym import seed_session_reply
+
+        return seed_session_reply(body)
+
+    @app.post("/aggregate_metrics")
+    async def nemo_gym_aggregate_metrics(body: dict[str, Any] = JsonBody) -> dict[str, Any]:
+        """NeMo Gym's end-of-collection metrics: reward statistics per task and overall."""
+        from palaestra.integrations.nemo_gym import aggregate_metrics_reply
+
+        try:
+            return aggregate_metrics_reply(body)
+        except ValueError as exc:
+            raise bad(str(exc)) from None
 
     if curriculum is not None:
 

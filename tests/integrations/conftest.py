@@ -36,6 +36,12 @@ def serve_on_loopback(app: Any) -> Iterator[str]:
 
 
 @pytest.fixture
+def loopback() -> Any:
+    """:func:`serve_on_loopback` for test modules (which cannot import a conftest by name)."""
+    return serve_on_loopback
+
+
+@pytest.fixture
 def live_palaestra_server() -> Iterator[str]:
     """``palaestra serve`` (one worker, a curriculum over expression) on loopback."""
     from palaestra.curriculum import Curriculum

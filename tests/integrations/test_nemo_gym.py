@@ -1,6 +1,8 @@
-"""NeMo Gym: `palaestra serve` answers a resource server's POST /verify.
+"""NeMo Gym: `palaestra serve` answers a resource server's routes, in the main environment.
 
-NeMo Gym is not installed: every nemo-gym release requires Python >= 3.12 (CI runs 3.11). Stand-in: the request has NeMo Gym's verify shape (the dataset row's
+NeMo Gym's own SimpleAgent drives whole rollouts against palaestra serve in
+tests/integrations/test_nemo_gym_library.py (its own Python 3.12 venv: bash .ci/real-libs nemo-gym).
+Here the request has NeMo Gym's verify shape (the dataset row's
 fields, `responses_create_params`, and `response` as an OpenAI Responses-API object whose
 `output` holds a message with `output_text` parts); the reply must echo it with `reward` added.
 """
@@ -49,3 +51,21 @@ def test_verify_route_pays_the_reference_and_echoes_the_request():
         )
         assert client.post("/verify", json={"response": responses_api(right)}).status_code == 400
     assert response_text(responses_api("a")) == "a"
+
+
+def test_seed_session_and_aggregate_metrics_refuse_bad_bodies_with_400():
+    with TestClient(create_app(workers=1)) as client:
+        assert client.post("/seed_session", json={}).json() == {}
+        ok = client.post(
+            "/aggregate_metrics", json={"verify_responses": [{"_ng_task_index": 0, "reward": 1.0}]}
+        )
+        assert ok.status_code == 200 and ok.json()["key_metrics"] == {"mean/reward": 1.0}
+        for body in (
+            {},
+            {"verify_responses": "x"},
+            {"verify_responses": [{"reward": "nan"}]},
+            {"verify_responses": [{"reward": float("inf")}]},
+            {"verify_responses": [{"reward": 1.0, "_ng_task_index": "a"}]},
+        ):
+            reply = client.post("/aggregate_metrics", content=__import__("json").dumps(body, allow_nan=True))
+            assert reply.status_code == 400, (body, reply.status_code)
