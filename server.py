@@ -8,6 +8,7 @@ processes or languages (``pip install 'palaestra[server]'``).
                                                           -> {"verdicts": [...], "rewards": [...]}
     POST /verify       NeMo Gym's resource-server verify: the row's fields + "response" -> + "reward"
     POST /seed_session, /aggregate_metrics   NeMo Gym's session start and collection metrics
+    POST /openrlhf/reward   OpenRLHF's remote reward: {"query", "prompts", "labels"} -> {"rewards", ...}
     POST /v1/curriculum/next    {"n": 8}                  -> {"tasks": [...]}
     POST /v1/curriculum/record  {"items": [{"task": TASK, "reward": 1.0}]}
     GET  /v1/curriculum  (levels, solve rates)   GET /v1/families   GET /health
@@ -159,6 +160,22 @@ def create_app(
             raise bad(str(exc)) from None
         verdict = (await grade([task], [text], timeout_s))[0]
         return {**body, "reward": float(verdict.reward), "palaestra_verdict": verdict.to_dict()}
+
+    @app.post("/openrlhf/reward")
+    async def openrlhf_reward(body: dict[str, Any] = JsonBody) -> dict[str, Any]:
+        """OpenRLHF's remote reward (``--reward.remote_url http://HOST:PORT/openrlhf/reward``):
+        ``{"query", "prompts", "labels"}`` -> ``{"rewards", "scores", "extra_logs"}``."""
+        from palaestra.integrations.openrlhf import reward_batch, reward_lists
+
+        columns = [body.get(key) for key in ("query", "prompts", "labels")]
+        if not all(isinstance(c, list) for c in columns) or not 0 < len(columns[0]) <= MAX_ITEMS:
+            raise bad(f"'query', 'prompts' and 'labels' must be lists of 1..{MAX_ITEMS} items")
+        try:
+            batch = reward_batch(*columns)
+        except ValueError as exc:
+            raise bad(str(exc)) from None
+        verdicts = await grade(batch.tasks, batch.responses, timeout_s) if batch.tasks else []
+        return reward_lists(batch.graded(verdicts))
 
     @app.post("/seed_session")
     async def nemo_gym_seed_session(body: dict[str, Any] = JsonBody) -> dict[str, Any]:

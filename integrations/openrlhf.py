@@ -57,41 +57,71 @@ def _response(query: str, prompt: str) -> str:
     return query[at + len(prompt) :]
 
 
+class RewardBatch:
+    """A batch of OpenRLHF samples split into those to grade and those that cannot be graded.
+
+    A plain class, not a dataclass: OpenRLHF loads this file by path without registering it as a
+    module, and dataclasses look their module up while they are built."""
+
+    def __init__(self, size: int) -> None:
+        self.verdicts: list[Verdict | None] = [None] * size  # None: still to grade
+        self.tasks: list[Task] = []  # the samples to grade, in order
+        self.responses: list[str] = []
+
+    def graded(self, verdicts: Sequence[Verdict]) -> list[Verdict]:
+        """Every sample's verdict, given the verdicts of :attr:`tasks`."""
+        pending = iter(verdicts)
+        return [v if v is not None else next(pending) for v in self.verdicts]
+
+
+def reward_batch(queries: Sequence[Any], prompts: Sequence[Any], labels: Sequence[Any]) -> RewardBatch:
+    """Read OpenRLHF's reward inputs (what ``reward_func`` gets and what its remote reward posts as
+    ``query``/``prompts``/``labels``). Inputs of different lengths raise, as no reward can be
+    matched to them; a single sample that cannot be read is paid 0.0 and counted."""
+    if not len(queries) == len(prompts) == len(labels):
+        raise ValueError(f"{len(queries)} queries, {len(prompts)} prompts and {len(labels)} labels")
+    batch = RewardBatch(len(queries))
+    for i, (query, prompt, label) in enumerate(zip(queries, prompts, labels, strict=True)):
+        try:
+            task = task_from_record(label)
+            if not isinstance(query, str) or not isinstance(prompt, str):
+                raise ValueError("a query and its prompt must be text")
+            response = _response(query, prompt)
+        except ValueError as exc:
+            batch.verdicts[i] = _ungradable("bad label" if "task record" in str(exc) else "bad query", exc)
+            continue
+        batch.tasks.append(task)
+        batch.responses.append(response)
+    return batch
+
+
+def reward_lists(verdicts: Sequence[Verdict]) -> dict[str, Any]:
+    """OpenRLHF's reward reply as lists: ``rewards``, ``scores`` and ``extra_logs``."""
+    rewards = [float(v.reward) for v in verdicts]
+    logs = {
+        "format_ok": [1.0 if v.format_ok else 0.0 for v in verdicts],
+        "palaestra_grading_errors": [1.0 if v.status == "verifier_error" else 0.0 for v in verdicts],
+    }
+    return {"rewards": rewards, "scores": list(rewards), "extra_logs": logs}
+
+
 def reward_func(queries: Sequence[str], prompts: Sequence[str], labels: Sequence[Any], **kwargs: Any) -> Any:
     """OpenRLHF's reward-function signature; ``labels`` are the rows' ``extra_info`` (or task JSON).
 
     Returns ``{"rewards", "scores", "extra_logs"}`` as tensors when torch is importable (always the
     case inside OpenRLHF), else as lists. A sample that cannot be graded is paid 0.0 and counted
-    (module docstring); inputs of different lengths raise, as no reward can be matched to them.
+    (module docstring).
     """
-    if not len(queries) == len(prompts) == len(labels):
-        raise ValueError(f"{len(queries)} queries, {len(prompts)} prompts and {len(labels)} labels")
-    verdicts: list[Verdict | None] = [None] * len(queries)
-    gradable: list[tuple[int, Task, str]] = []
-    for i, (query, prompt, label) in enumerate(zip(queries, prompts, labels, strict=True)):
-        try:
-            gradable.append((i, task_from_record(label), _response(query, prompt)))
-        except ValueError as exc:
-            verdicts[i] = _ungradable("bad label" if "task record" in str(exc) else "bad query", exc)
-    graded = verify_batch([task for _, task, _ in gradable], [text for *_, text in gradable])
-    for (i, _, _), verdict in zip(gradable, graded, strict=True):
-        verdicts[i] = verdict
-    rewards = [float(v.reward) for v in verdicts if v is not None]
-    logs = {
-        "format_ok": [1.0 if v is not None and v.format_ok else 0.0 for v in verdicts],
-        "palaestra_grading_errors": [
-            1.0 if v is not None and v.status == "verifier_error" else 0.0 for v in verdicts
-        ],
-    }
+    batch = reward_batch(queries, prompts, labels)
+    reply = reward_lists(batch.graded(verify_batch(batch.tasks, batch.responses)))
     try:
         import torch
     except ImportError:
-        return {"rewards": rewards, "scores": rewards, "extra_logs": logs}
-    tensor = torch.tensor(rewards, dtype=torch.float32)
+        return reply
     return {
-        "rewards": tensor,
-        "scores": tensor.clone(),
-        "extra_logs": {key: torch.tensor(values) for key, values in logs.items()},
+        "rewards": torch.tensor(reply["rewards"], dtype=torch.float32),
+        "scores": torch.tensor(reply["scores"], dtype=torch.float32),
+        "extra_logs": {key: torch.tensor(values) for key, values in reply["extra_logs"].items()},
     }
 
 

@@ -142,3 +142,20 @@ def test_every_documented_flag_is_one_openrlhf_declares() -> None:
     documented = {flag for text in commands for flag in re.findall(r"(--[a-z_]+(?:\.[a-z_]+)*)", text)}
     assert {"--reward.remote_url", "--train.agent_func_path", "--data.label_key"} <= documented
     assert documented <= openrlhf_flags(), documented - openrlhf_flags()
+
+
+def test_openrlhfs_remote_reward_grades_through_palaestra_serve(loopback) -> None:
+    """OpenRLHF's HTTP remote reward (``--reward.remote_url http://.../openrlhf/reward``) against
+    palaestra serve on loopback: OpenRLHF's own client posts {query, prompts, labels}."""
+    from palaestra.server import create_app
+
+    rows = task_rows(["sudoku", "countdown"], 1, level=2)
+    prompts = [f"<|user|>{r['prompt'][-1]['content']}<|assistant|>" for r in rows]
+    queries = [prompts[0] + reference(rows[0]), prompts[1] + "<answer>0</answer>"]
+    labels = [r["extra_info"] for r in rows]
+    with loopback(create_app(workers=1)) as url:
+        executor = agent.SingleTurnAgentExecutor(remote_rm_url=url + "/openrlhf/reward")
+        results = asyncio.run(executor._fetch_rewards_via_http(queries, prompts, labels))
+        bad = asyncio.run(executor._fetch_rewards_via_http(["q a"], ["q "], [{"split": "train"}]))
+    assert [r for result in results for r in result["rewards"]] == [1.0, 0.0]
+    assert bad[0]["rewards"] == [0.0] and bad[0]["extra_logs"]["palaestra_grading_errors"] == [1.0]
