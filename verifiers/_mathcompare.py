@@ -413,8 +413,8 @@ def _is_name(expr: Any) -> bool:
     """A named quantity: a variable (``x``), a product or quotient of letters (``AB`` for a
     segment, ``V_1:V_2``) or the absolute value of one (``|AB|``). Never a number or a sum: ``2x = 4`` and ``x + 1 = 5``
     restate a problem, they do not name its answer."""
-    if isinstance(expr, sympy.Abs):
-        expr = expr.args[0]
+    if isinstance(expr, sympy.Abs):  # |AB| names a length; |x| = 1 restates x = 1 or x = -1
+        return isinstance(expr.args[0], sympy.Mul) and _is_name(expr.args[0])
     if isinstance(expr, sympy.Symbol):
         return expr not in MARKER_SET
     return isinstance(expr, sympy.Mul) and all(

@@ -690,7 +690,10 @@ class _Parser:
         self.next()
         second = self.parse_setexpr()
         if _constant(first) and _constant(second) and second != 0:
-            return _divide(first, second)
+            value = _divide(first, second)
+            if value.is_Integer and second != 1:  # 4:2 for 2 leaves a division to do, as 4/2 does
+                self.leaves.append((save, self.i, False))
+            return value
         if _letters(first) and _letters(second) and self.at("op", "="):  # named: V_1:V_2 = ...
             return sympy.Mul(first, sympy.Pow(second, -1))
         if _letters(first):  # \{x : x > 1\}: the colon of a set builder, read by the caller

@@ -489,11 +489,11 @@ _STYLES: dict[str, list[tuple[str, str, bool]]] = {
     # issue 26: a ratio is its value (7:3 was labelled unequal to 7/3 before this policy)
     "ratios": [
         ("1:2", "2:4", T), ("3:4", r"\frac34", T), (r"\frac34", "3:4", T), ("1:2", "2:1", F), ("1:2", "1:3", F),
-        ("2", "2:1", T), ("1:2", "x:2", F),
+        ("2", "2:1", T), ("1:2", "x:2", F), ("2", "4:2", F), ("3/4", "6:8", T), ("0", "0:5", F),
     ],
     # named quantities and systems against bare values, in written order
     "named_values": [
-        ("AB=4,CD=5", "4, 5", T), ("AB=4,CD=5", "5, 4", F), ("|AB|=1", "1", T), ("|AB|=1", "2", F),
+        ("AB=4,CD=5", "4, 5", T), ("AB=4,CD=5", "5, 4", F), ("|AB|=1", "1", T), ("|AB|=1", "2", F), ("1", "|x| = 1", F), ("x = 1", "|x| = 1", F),
         ("x = 1, y = 2", "1, 2", T), ("1, 2", "x = 1, y = 2", T), ("x = 1, y = 2", "2, 1", F),
         ("x = 1, y = 2", "y = 2, x = 1", T), ("x = 1, y = 2", "(1, 2)", T), ("5", "2x = 5", F), ("4", "x + y = 4", F),
         (r"x = -5,\ p = \frac{14}{3}", r"-5, \frac{14}{3}", T), (r"x = -5,\ p = \frac{14}{3}", r"\frac{14}{3}, -5", F),
