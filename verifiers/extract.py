@@ -60,7 +60,9 @@ formula) says so (``one_line=True``); then an answer whose lines state different
 (``<answer>0`` / ``2/5</answer>``) is several final answers too, never read as one. A family
 whose answer is a grid, a list of lines or a program leaves it off.
 
-All scanning is linear in the response length, so a 1 MB response costs milliseconds.
+All scanning is linear in the response length, so a 1 MB response costs milliseconds; a
+response over ``MAX_RESPONSE_CHARS`` (2 million characters) is refused by its size before any
+scanning.
 """
 
 from __future__ import annotations
@@ -73,6 +75,9 @@ from dataclasses import dataclass
 from palaestra.verifiers.numbers import parse_rational
 
 DEFAULT_MAX_ANSWER_CHARS = 20_000
+# A response longer than this is refused before anything reads it: 2 million characters is some
+# 500k tokens, beyond any generation budget, and a 10 MB flood then costs nothing to refuse.
+MAX_RESPONSE_CHARS = 2_000_000
 _OPEN_TAG, _CLOSE_TAG = "<answer>", "</answer>"
 _BOX_COMMAND = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])[ \t]*(\{)?")
 _WHITESPACE = re.compile(r"\s+")
@@ -396,6 +401,8 @@ def extract_answer(
     """
     if not isinstance(response, str):
         return _fail(f"response must be a string, got {type(response).__name__}")
+    if len(response) > MAX_RESPONSE_CHARS:
+        return _fail(f"the response is longer than {MAX_RESPONSE_CHARS:,} characters")
     text, error = strip_reasoning(response)
     if error:
         return _fail(error)

@@ -372,3 +372,12 @@ def test_a_single_valued_answer_on_several_lines_is_several_answers(response: st
 def test_one_value_on_its_own_line_is_one_answer(response: str) -> None:
     result = extract_answer(response, one_line=True)
     assert result.ok and result.text is not None and result.text.strip("$\n") in ("7", "\\frac12"), result
+
+
+def test_a_response_over_the_size_bound_is_refused_before_it_is_read() -> None:
+    flood = "<answer>7</answer>" + "(" * 10_000_000  # 10 MB: deep nesting behind a right answer
+    started = time.process_time()
+    for _ in range(11):
+        result = extract_answer(flood)
+        assert not result.ok and "longer than" in (result.error or "")
+    assert time.process_time() - started < 1.0  # a length check, not a scan
