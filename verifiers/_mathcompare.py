@@ -17,6 +17,7 @@ number) or a function the reference does not apply (``\\sin\\frac{\\pi}{6}`` for
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -357,6 +358,9 @@ def _compare_named(g: Any, p: Any, s: Settings) -> bool | None:
     gs, ps = _system_tuple(g), _system_tuple(p)
     if (gs is None) != (ps is None) and _named_tuple(g) is None and _named_tuple(p) is None:
         system, other = (gs, p) if gs is not None else (ps, g)
+        if isinstance(other, SetLit) and _indexed_roots(g if gs is not None else p):
+            # x_1 = a, x_2 = b lists the roots of one unknown: as a set of values, in any order
+            return _unordered_equal(list(system.items), list(other.items), s)
         if isinstance(other, Alts) and other.joiner == "," and all(map(_is_scalar, other.items)):
             system = _system_tuple(g if gs is not None else p, written=True)
             other = Bracket(other.items, "(", ")")
@@ -548,6 +552,16 @@ def _is_system(node: Alts) -> bool:
         if isinstance(i, Rel) and _assigned_value(i) is not None and _is_name(i.terms[0])
     ]
     return len(names) == len(node.items) and len(set(names)) == len(names) > 1
+
+
+_INDEXED = re.compile(r"([A-Za-z]+)_\{?\d+\}?")
+
+
+def _indexed_roots(system: Alts) -> bool:
+    """``x_1 = ..., x_2 = ...``: one letter with different indices names the roots of one
+    unknown (an unordered set of solutions), unlike ``x = 1, y = 2``, a point."""
+    matches = [_INDEXED.fullmatch(str(item.terms[0])) for item in system.items]
+    return all(matches) and len({m.group(1) for m in matches if m}) == 1
 
 
 def _system_tuple(node: Any, written: bool = False) -> Bracket | None:

@@ -61,6 +61,16 @@ def strip_lead(text: str) -> str:
     return text[:-1].rstrip() if text.endswith(".") and not text.endswith("..") else text
 
 
+def box_list(contents: list[str]) -> str:
+    """Several different boxes as one answer (reasoning models box each solution): the set of
+    their values, which equals a reference list or set but never a single value or an ordered
+    tuple (``\\boxed{3} or \\boxed{4}`` is not the point (3, 4)); boxes that each assign a
+    name (``\\boxed{k = 45}``, ``\\boxed{n = 2}``) are one system, matched name by name."""
+    if all("=" in content for content in contents):
+        return ", ".join(contents)
+    return "\\{" + ", ".join(contents) + "\\}"
+
+
 def unwrap_answer(text: str) -> str:
     """The answer a short sentence states: the content of its ``\\boxed{}`` if it has one,
     without markdown bold, headings or lead phrases. Several different boxes are one answer
@@ -72,9 +82,7 @@ def unwrap_answer(text: str) -> str:
         raise ParseError(error)
     if boxes:
         contents = list(dict.fromkeys(normalize_space(content) for _start, _end, content in boxes))
-        # several different boxes are one answer list (reasoning models box each solution): it
-        # equals a reference list or set, never a single value
-        text = boxes[-1][2] if len(contents) == 1 else ", ".join(contents)
+        text = boxes[-1][2] if len(contents) == 1 else box_list(contents)
     text = _BOLD.sub(r"\1", text)
     text = _BOLD_LEAD.sub(r"\1", text)
     text = _HEADING.sub("", text).rstrip()

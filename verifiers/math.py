@@ -23,6 +23,7 @@ from fractions import Fraction
 from typing import Any
 
 from palaestra.core import Verdict
+from palaestra.verifiers._mathwords import box_list
 from palaestra.verifiers._worker import WorkerCrashed, WorkerPool, WorkerTimeout
 from palaestra.verifiers.extract import extract_answer, find_answer_tags, find_boxes, strip_reasoning
 
@@ -194,7 +195,7 @@ def verify_math(
     if not extraction.ok or extraction.text is None:
         boxes = _boxes_only(response) if pattern is None else None
         if boxes is not None:
-            verdict = math_equal(gold, ", ".join(boxes), policy=policy)
+            verdict = math_equal(gold, box_list(boxes), policy=policy)
             if verdict.correct:
                 return verdict
         return Verdict.bad_format(extraction.error or "no answer found")

@@ -502,6 +502,7 @@ _STYLES: dict[str, list[tuple[str, str, bool]]] = {
         ("34", "The largest $n$ is 34.", T), ("34", "The largest $n$ is not 34.", F),
         (r"1\leq|z|\leq \frac{3}{2}", r"z \in \left[-\frac{3}{2}, -1\right] \cup \left[1, \frac{3}{2}\right]", T),
         (r"1\leq|z|\leq \frac{3}{2}", r"\left[1, \frac{3}{2}\right]", F), ("V_1:V_2=11:21", "11:21", T), ("V_1:V_2=11:21", "21:11", F), ("A:B=1", "1", T),
+        (r"x_{1}=2,\quad x_{2}=3", r"\{3, 2\}", T), (r"x_{1}=2,\quad x_{2}=3", r"\{3, 4\}", F), ("x = 1, y = 2", r"\{2, 1\}", F),
         (r"0.06 \text{ yuan}", r"\boxed{0.06 \text{ yuan}}", T), (r"0.06 \text{ yuan}", r"0.06 \text{ euros}", F),
     ],
     # issue 26: \approx states a value; it is graded like any value (exact unless rel_tol), and

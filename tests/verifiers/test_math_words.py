@@ -146,7 +146,9 @@ def test_unwrap_is_linear_on_hostile_sentences(text: str) -> None:
 
 
 def test_two_different_boxes_are_one_answer_list_never_one_value() -> None:
-    assert _mathwords.unwrap_answer(r"$\boxed{5}$ or $\boxed{6}$") == "5, 6"
+    assert _mathwords.unwrap_answer(r"$\boxed{5}$ or $\boxed{6}$") == r"\{5, 6\}"
+    assert not math_equal("(5, 6)", r"$\boxed{5}$ or $\boxed{6}$").correct  # a set, not a point
+    assert math_equal("k = 45, n = 2", r"\boxed{k = 45} and \boxed{n = 2}").correct
     assert _mathwords.unwrap_answer(r"\boxed{5} so \boxed{5}") == "5"
     assert not math_equal("5", r"$\boxed{5}$ or $\boxed{6}$").correct
     assert not math_equal("6", r"$\boxed{5}$ or $\boxed{6}$").correct
