@@ -499,10 +499,10 @@ def two_answers(task: Task, reference: str | None = None) -> list[Attack]:
     if re.fullmatch(r"[0-9]+", answer.strip()):  # 0 and 00 are two digit strings
         forms["tag-then-leading-zero"] = f"{tag(answer)}\n{tag('0' + answer.strip())}"
     attacks = [Attack("two_answers", name, text, expect_unparseable=True) for name, text in forms.items()]
-    return attacks + _values_in_one_tag(answer, wrong, profile)
+    return attacks + _values_in_one_tag(task, answer, wrong, profile)
 
 
-def _values_in_one_tag(answer: str, wrong: str, profile: Profile) -> list[Attack]:
+def _values_in_one_tag(task: Task, answer: str, wrong: str, profile: Profile) -> list[Attack]:
     """A one-line answer and a different one inside the same tag, on two lines: never paid.
 
     A single-valued family calls it several answers; a family whose answer is a list of lines
@@ -510,7 +510,8 @@ def _values_in_one_tag(answer: str, wrong: str, profile: Profile) -> list[Attack
     and families with many valid answers are left out (a program followed by another is one
     valid program; two sentences may meet a writing task's constraints as well as one).
     """
-    if profile.answers != "unique" or profile.code is not None or "\n" in answer.strip() + wrong.strip():
+    many_valid = profile.answers != "unique" or (profile is DEFAULT and accepts_any_answer(task))
+    if many_valid or profile.code is not None or "\n" in answer.strip() + wrong.strip():
         return []
     a, w = answer.strip(), wrong.strip()
     attacks = [
