@@ -17,6 +17,7 @@ number) or a function the reference does not apply (``\\sin\\frac{\\pi}{6}`` for
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,6 +56,7 @@ class Settings:
     e_is_euler: bool = True
     i_is_imaginary: bool = True
     j_is_imaginary: bool | None = None
+    strict_units: bool = False
 
 
 class _Undecided(Exception):
@@ -86,11 +88,11 @@ def compare_strings(gold: str, pred: str, settings: Settings) -> dict[str, Any]:
     try:
         p = read_answer(pred, options)
     except ParseError as exc:
-        if g is None and normalize_text(gold) == normalize_text(pred):
+        if g is None and _same_text(gold, pred):
             return _result(True, True, normalize_text(pred), "the same text answer")
         return _result(False, False, None, f"cannot parse the answer: {exc}")
     if g is None:
-        same = normalize_text(gold) == normalize_text(pred)
+        same = _same_text(gold, pred)
         return _result(same, True, _show(p.value), "the same text answer" if same else "not equivalent")
     equal, reason = decide(g, p, settings)
     if equal:
@@ -107,9 +109,19 @@ def compare_strings(gold: str, pred: str, settings: Settings) -> dict[str, Any]:
     return _result(False, True, _show(p.value), reason)
 
 
+def _same_text(gold: str, pred: str) -> bool:
+    """Two free-text answers that say the same thing. A text with no letter or digit (``""``,
+    ``\\text{ }``, ``{}``, ``.``) says nothing: a blank reference is a broken task, never an
+    answer that a blank response matches."""
+    text = normalize_text(gold)
+    return any(ch.isalnum() for ch in text) and text == normalize_text(pred)
+
+
 def decide(g: Answer, p: Answer, s: Settings) -> tuple[bool, str]:
     """(equal, reason) for parsed answers: units, then the values, then the answer's form."""
     gv, pv = g.value, p.value
+    if s.strict_units and (problem := _strict_unit_problem(g, p)):
+        return False, problem
     if not s.strip_units:
         scale, problem = unit_scale(g.units, p.units)
         if problem is not None:
@@ -129,6 +141,22 @@ def decide(g: Answer, p: Answer, s: Settings) -> tuple[bool, str]:
     if extra:
         return False, f"the answer leaves {', '.join(sorted(extra))} unevaluated"
     return True, "equivalent"
+
+
+def _strict_unit_problem(g: Answer, p: Answer) -> str | None:
+    """Under ``strict_units`` the reference names the one unit asked for (a percentage is
+    written with its ``%``): the answer may leave the unit out (a bare number is a number of
+    that unit) or give one of the same dimension, but a unit, a percent sign or a degree sign
+    that the reference does not have is a wrong answer, never dropped or read as a factor
+    (``360 %``, ``360 rad``, ``360°`` for 360 km; ``12.5 kg`` for 12.5 percent)."""
+    if p.units and not g.units:
+        return f"the answer gives a unit ({p.units[0]}) where the question asks for none"
+    if _has_unit(p.units, "rad") and not _has_unit(g.units, "rad"):
+        return "the answer is an angle in radians; the question asks for another quantity"
+    for marker, name in ((PCT, "a percent sign"), (DEG, "a degree sign")):
+        if _contains(p.value, marker) and not _contains(g.value, marker):
+            return f"the answer has {name} that the question does not ask for"
+    return None
 
 
 def _result(correct: bool, format_ok: bool, parsed: Any, reason: str) -> dict[str, Any]:
@@ -324,7 +352,23 @@ def _named_values(node: Any) -> dict[Any, Any] | None:
 
 
 def _compare_named(g: Any, p: Any, s: Settings) -> bool | None:
-    """Named tuples compare by name against names, in written order against a bare tuple."""
+    """Named tuples and systems compare by name against names; a system against a bare list in
+    written order (``x = -5, p = 3`` is ``-5, 3``; ``AB = 4, CD = 5`` is ``4, 5``), against a
+    tuple in the order of the names (``y = -2, x = 3`` is ``(3, -2)``)."""
+    gs, ps = _system_tuple(g), _system_tuple(p)
+    if (gs is None) != (ps is None) and _named_tuple(g) is None and _named_tuple(p) is None:
+        system, other = (gs, p) if gs is not None else (ps, g)
+        if isinstance(other, SetLit) and _indexed_roots(g if gs is not None else p):
+            # x_1 = a, x_2 = b lists the roots of one unknown: as a set of values, in any order
+            return _unordered_equal(list(system.items), list(other.items), s)
+        if isinstance(other, Alts) and other.joiner == "," and all(map(_is_scalar, other.items)):
+            system = _system_tuple(g if gs is not None else p, written=True)
+            other = Bracket(other.items, "(", ")")
+        if isinstance(other, Bracket) and other.left == "(":
+            return len(system.items) == len(other.items) and all(
+                equivalent(a, b, s) for a, b in zip(system.items, other.items, strict=True)
+            )
+        return None
     if _named_tuple(g) is None and _named_tuple(p) is None:
         return None
     gn, pn = _named_values(g), _named_values(p)
@@ -340,6 +384,9 @@ def _unnamed(node: Any) -> Any:
         return named[1]
     if isinstance(node, Alts) and any(_named_tuple(i) is not None for i in node.items):
         return Alts(tuple(_unnamed(i) for i in node.items), node.joiner)
+    if isinstance(node, Alts) and any(isinstance(i, Alts) and _system_tuple(i) for i in node.items):
+        # p = 5, q = 2; p = 7, q = 2 (or "... or ..."): several solutions, each a point
+        return Alts(tuple(_system_tuple(i) or i for i in node.items), node.joiner)
     return node
 
 
@@ -366,13 +413,31 @@ def _all_eq(rel: Rel) -> bool:
     return all(op == "=" for op in rel.ops)
 
 
+def _is_name(expr: Any) -> bool:
+    """A named quantity: a variable (``x``), a product or quotient of letters (``AB`` for a
+    segment, ``V_1:V_2``) or the absolute value of one (``|AB|``). Never a number or a sum: ``2x = 4`` and ``x + 1 = 5``
+    restate a problem, they do not name its answer."""
+    if isinstance(expr, sympy.Abs):  # |AB| names a length; |x| = 1 restates x = 1 or x = -1
+        return isinstance(expr.args[0], sympy.Mul) and _is_name(expr.args[0])
+    if isinstance(expr, sympy.Symbol):
+        return expr not in MARKER_SET
+    return isinstance(expr, sympy.Mul) and all(
+        (isinstance(a, sympy.Symbol) and a not in MARKER_SET)
+        or (isinstance(a, sympy.Pow) and isinstance(a.base, sympy.Symbol) and a.exp == -1)
+        for a in expr.args
+    )  # AB, or V_1/V_2 for the ratio V_1:V_2
+
+
 def _assigned_value(rel: Rel) -> Any:
-    """``x = 3`` (or ``3 = x``, ``f(x) = ... = 3``) assigns 3: the last term after a symbol."""
+    """``x = 3`` (or ``3 = x``, ``f(x) = ... = 3``, ``AB = 3``) assigns 3: the last term after a
+    name."""
     if not _all_eq(rel):
         return None
     first, last = rel.terms[0], rel.terms[-1]
     if isinstance(first, sympy.Symbol) and len(rel.terms) == 2:
         return last
+    if _is_name(first) and len(rel.terms) == 2 and _is_scalar(last) and not last.free_symbols:
+        return last  # AB = 4, |AB| = 1: a named length
     if isinstance(last, sympy.Symbol) and len(rel.terms) == 2 and not isinstance(first, sympy.Symbol):
         return first
     if len(rel.terms) > 2 and isinstance(first, sympy.Symbol) and _steps_agree(rel.terms[1:]):
@@ -479,13 +544,34 @@ def _values(node: Any) -> list[Any] | None:
 
 
 def _is_system(node: Alts) -> bool:
-    """``x = 1, y = 2``: assignments to different variables (a point, not two answers)."""
+    """``x = 1, y = 2`` (or ``AB = 4, CD = 5``): assignments to different names (a point, not
+    two answers)."""
     names = [
         i.terms[0]
         for i in node.items
-        if isinstance(i, Rel) and _assigned_value(i) is not None and isinstance(i.terms[0], sympy.Symbol)
+        if isinstance(i, Rel) and _assigned_value(i) is not None and _is_name(i.terms[0])
     ]
     return len(names) == len(node.items) and len(set(names)) == len(names) > 1
+
+
+_INDEXED = re.compile(r"([A-Za-z]+)_\{?\d+\}?")
+
+
+def _indexed_roots(system: Alts) -> bool:
+    """``x_1 = ..., x_2 = ...``: one letter with different indices names the roots of one
+    unknown (an unordered set of solutions), unlike ``x = 1, y = 2``, a point."""
+    matches = [_INDEXED.fullmatch(str(item.terms[0])) for item in system.items]
+    return all(matches) and len({m.group(1) for m in matches if m}) == 1
+
+
+def _system_tuple(node: Any, written: bool = False) -> Bracket | None:
+    """A system ``y = 2, x = 1`` as the tuple of its values in the order of the names,
+    ``(1, 2)``, as a point's coordinates are written; or, ``written``, in the order written
+    (against a bare list, which restates the system: ``x = -5, p = 3`` is ``-5, 3``)."""
+    if isinstance(node, Alts) and node.joiner == "," and _is_system(node):
+        ordered = node.items if written else sorted(node.items, key=lambda i: str(i.terms[0]))
+        return Bracket(tuple(_assigned_value(i) for i in ordered), "(", ")")
+    return None
 
 
 def _as_matrix(node: Any) -> sympy.MatrixBase | None:
@@ -639,6 +725,12 @@ _OPS = {
 
 
 def _relation_set(rel: Rel) -> sympy.Set | None:
+    if len(rel.terms) == 3 and "in" not in rel.ops and not isinstance(rel.terms[1], sympy.Symbol):
+        low, middle, high = rel.terms
+        named = isinstance(middle, sympy.Mul) and _is_name(middle)  # |z| stays a condition on z
+        if named and all(_is_scalar(t) and not t.free_symbols for t in (low, high)):
+            # 0 < f(x) < 1 (read f*x) or 0 < AB < 1: the interval of a named quantity's values
+            rel = Rel(rel.ops, (low, sympy.Symbol("value"), high))
     symbols = set().union(*(t.free_symbols for t in rel.terms if _is_scalar(t)))
     if len(symbols) != 1:
         return None
@@ -693,7 +785,10 @@ MARKER_SET = {DEG, PCT, PM}
 
 
 def scalar_equal(a: sympy.Expr, b: sympy.Expr, s: Settings) -> bool:
-    """Equality of two scalar expressions, with ° and % read either way (see the docs)."""
+    """Equality of two scalar expressions, with ° and % read either way (see the docs); under
+    ``strict_units`` a ° or % is the unit asked for and reads only as 1."""
+    if s.strict_units:
+        return _expr_equal(a.subs({DEG: 1, PCT: 1}), b.subs({DEG: 1, PCT: 1}), s)
     for left, right in _marker_readings(a, b):
         if _expr_equal(left, right, s):
             return True

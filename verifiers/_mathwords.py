@@ -39,35 +39,50 @@ _BOLD = re.compile(r"(?<![\w)}*])\*\*(?=\S)(.+?)(?<=\S)\*\*(?![\w({*])")
 _HEADING = re.compile(r"^[ \t]*#+[ \t]*", re.MULTILINE)
 _LEAD = re.compile(
     r"^\s*(?:(?:therefore|thus|hence|so)\s*,?\s*)?(?:the\s+)?(?:final\s+)?(?:answer|solution|result)\s*"
-    r"(?:is\b|:|=)\s*:?\s*",
+    r"(?:is\b|:|=|(?=\s*(?:\$|\\\[|\\\()))\s*:?\s*",  # also "Answer $9$", "Answer \[ 9 \]"
     re.IGNORECASE,
 )
 _BOLD_LEAD = re.compile(r"\\text(?:bf|it|rm)?\s*\{\s*((?:final\s+)?answer\s*:?)\s*\}", re.IGNORECASE)
 _HOPE = re.compile(r"I hope it is correct\.?$", re.IGNORECASE)
 
 
+# "The largest $n$ is 34": a sentence naming the one letter asked for, then its value
+_NAMED_LEAD = re.compile(r"^\s*the\s+(?:[a-z]+\s+){0,3}[a-z]\s+is\s+(?!not\b)", re.IGNORECASE)
+
+
 def strip_lead(text: str) -> str:
-    """``Answer: 3``, ``Final Answer: The final answer is 3`` and ``Therefore, the answer is 3``
-    mean 3 (one lead phrase after another); a trailing period ends a sentence."""
+    """``Answer: 3``, ``Final Answer: The final answer is 3``, ``Therefore, the answer is 3``
+    and ``The largest n is 3`` mean 3 (one lead phrase after another); a trailing period ends
+    a sentence."""
     for _ in range(3):  # "Final Answer: The final answer is 3" has two
         text = _LEAD.sub("", text, count=1)
+    text = _NAMED_LEAD.sub("", text, count=1)
     text = text.strip()
     return text[:-1].rstrip() if text.endswith(".") and not text.endswith("..") else text
 
 
+def box_list(contents: list[str]) -> str:
+    """Several different boxes as one answer (reasoning models box each solution): the set of
+    their values, which equals a reference list or set but never a single value or an ordered
+    tuple (``\\boxed{3} or \\boxed{4}`` is not the point (3, 4)); boxes that each assign a
+    name (``\\boxed{k = 45}``, ``\\boxed{n = 2}``) are one system, matched name by name."""
+    if all("=" in content for content in contents):
+        return ", ".join(contents)
+    return "\\{" + ", ".join(contents) + "\\}"
+
+
 def unwrap_answer(text: str) -> str:
     """The answer a short sentence states: the content of its ``\\boxed{}`` if it has one,
-    without markdown bold, headings or lead phrases. Different boxes are refused."""
+    without markdown bold, headings or lead phrases. Several different boxes are one answer
+    list (``\\boxed{1}, \\boxed{2}`` is ``1, 2``), which never equals a single value."""
     from palaestra.verifiers.extract import find_boxes, normalize_space
 
     boxes, error = find_boxes(text)
     if error:
         raise ParseError(error)
     if boxes:
-        contents = {normalize_space(content) for _start, _end, content in boxes}
-        if len(contents) > 1:
-            raise ParseError("several different boxed answers")
-        text = boxes[-1][2]
+        contents = list(dict.fromkeys(normalize_space(content) for _start, _end, content in boxes))
+        text = boxes[-1][2] if len(contents) == 1 else box_list(contents)
     text = _BOLD.sub(r"\1", text)
     text = _BOLD_LEAD.sub(r"\1", text)
     text = _HEADING.sub("", text).rstrip()
@@ -335,6 +350,9 @@ for _names, _entry in [
     ("dollar dollars usd buck bucks", _unit("USD", "USD")),
     ("cent cents", _unit("cent", "USD", Fraction(1, 100))),
     ("euro euros eur", _unit("EUR", "EUR")),
+    ("yuan rmb cny", _unit("CNY", "CNY")),
+    ("yen jpy", _unit("JPY", "JPY")),
+    ("rupee rupees inr", _unit("INR", "INR")),
     ("unit units", _unit("unit", "unit")),
     ("rad rads radian radians", _unit("rad", "rad")),
     ("celsius", _unit("°C", "celsius")),

@@ -47,13 +47,22 @@ reading (never in ``2**3`` or a grid whose cells are ``*``). Every other mark in
 the response must state the *same* answer, or the response is a format error ("several
 different final answers"), never a silent choice of one. Two marks state the same answer when
 they are equal after removing ``\\boxed{}``, ``$...$``/``\\(...\\)``, a code fence, markdown
-emphasis (``**``, ``__``, `````), a final full stop, letter case and spacing (around
-punctuation too), or when both read as the same exact number (``7``, ``7.0``, ``$7$``). So
+emphasis (``**``, ``__``, `````), a final full stop and spacing (around punctuation too),
+or when both read as the same exact number (``7``, ``7.0``, ``$7$``). Letter case counts
+(``SKOLXR`` and ``skolxr`` are two answers where case matters, so they are two everywhere) and
+so do leading zeros (``0`` and ``00`` are two bit strings). So
 ``**Answer:** <answer>7</answer>`` and ``<answer>7</answer> ... Answer: 7.0`` are fine;
 ``<answer>7</answer> ... Answer: 8`` and ``\\boxed{7} ... \\boxed{8}`` are not. An unclosed or
 nested tag, an unclosed box and an empty answer are format errors too.
 
-All scanning is linear in the response length, so a 1 MB response costs milliseconds.
+**4. Single-valued answers.** A family whose answer is one value (a number, a word, a
+formula) says so (``one_line=True``); then an answer whose lines state different answers
+(``<answer>0`` / ``2/5</answer>``) is several final answers too, never read as one. A family
+whose answer is a grid, a list of lines or a program leaves it off.
+
+All scanning is linear in the response length, so a 1 MB response costs milliseconds; a
+response over ``MAX_RESPONSE_CHARS`` (2 million characters) is refused by its size before any
+scanning.
 """
 
 from __future__ import annotations
@@ -66,6 +75,9 @@ from dataclasses import dataclass
 from palaestra.verifiers.numbers import parse_rational
 
 DEFAULT_MAX_ANSWER_CHARS = 20_000
+# A response longer than this is refused before anything reads it: 2 million characters is some
+# 500k tokens, beyond any generation budget, and a 10 MB flood then costs nothing to refuse.
+MAX_RESPONSE_CHARS = 2_000_000
 _OPEN_TAG, _CLOSE_TAG = "<answer>", "</answer>"
 _BOX_COMMAND = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])[ \t]*(\{)?")
 _WHITESPACE = re.compile(r"\s+")
@@ -347,12 +359,20 @@ def _strip_emphasis(answer: str) -> str:
     return answer
 
 
+# digits with a leading zero ("00", "010") are a digit string, not a number: "0" and "00" are
+# two different bit strings, "010" and "10" two different codes
+_DIGIT_STRING = re.compile(r"[+\-]?0[0-9]")
+
+
 def _same_key(text: str) -> tuple[str, object]:
+    """What two marks must share to state the same answer. Letter case is kept: in a family
+    where case matters (``SKOLXR`` is not ``skolxr``) two spellings are two answers, and a model
+    that means one answer writes it one way."""
     bare = _bare(text)
-    number = parse_rational(bare)
+    number = None if _DIGIT_STRING.match(bare) else parse_rational(bare)
     if number is not None:
         return ("number", number)
-    return ("text", _SPACE_BY_PUNCTUATION.sub("", normalize_space(bare)).casefold())
+    return ("text", _SPACE_BY_PUNCTUATION.sub("", normalize_space(bare)))
 
 
 # --------------------------------------------------------------------------------------------
@@ -367,16 +387,22 @@ def extract_answer(
     labels: Sequence[str] = (),
     allow_bare: bool = False,
     max_chars: int = DEFAULT_MAX_ANSWER_CHARS,
+    one_line: bool = False,
 ) -> Extraction:
     """Extract the one final answer of ``response`` (see the module docstring for the rules).
 
     ``pattern`` is a family's own answer form (a regex with one group, e.g. a fenced program),
     a mark wherever it appears; ``labels`` are the family's own answer-line labels
     (``("path",)`` reads ``Path: A B C``), read only when there is no tag and no box;
-    ``allow_bare`` takes the whole response when it holds no mark at all.
+    ``allow_bare`` takes the whole response when it holds no mark at all. ``one_line`` declares
+    a single-valued answer kind (a number, a word, a formula): an answer whose lines state
+    different answers (``0`` then ``2/5``) is several final answers, a format error. Families
+    whose answer is a grid, a list of lines or a program leave it off.
     """
     if not isinstance(response, str):
         return _fail(f"response must be a string, got {type(response).__name__}")
+    if len(response) > MAX_RESPONSE_CHARS:
+        return _fail(f"the response is longer than {MAX_RESPONSE_CHARS:,} characters")
     text, error = strip_reasoning(response)
     if error:
         return _fail(error)
@@ -389,6 +415,10 @@ def extract_answer(
             return _fail("the answer is empty")
         if len(answer) > max_chars:
             return _fail(f"the answer is longer than {max_chars} characters")
+        if one_line:
+            answer, error = _one_line(answer)
+            if error:
+                return _fail(error)
         return Extraction(text=answer, source=result.source)
     return result
 
@@ -427,6 +457,18 @@ def _extract(
     if allow_bare:
         return Extraction(text=text, source="whole")
     return _fail(f"no final answer found: {HOW_TO_ANSWER}")
+
+
+def _one_line(answer: str) -> tuple[str, str | None]:
+    """A single-valued answer: its one line, or an error when its lines state different answers
+    (the same answer on two lines, ``$$`` delimiters around one line, are one answer)."""
+    bare = _bare(answer)
+    if "\n" not in bare:
+        return answer, None
+    lines = [line.strip() for line in bare.splitlines() if line.strip()]
+    if error := _disagreement(lines[-1], lines):
+        return answer, error.replace("final answers", "final answers in one answer")
+    return lines[-1], None
 
 
 def _answer_blocks(text: str, code: _Spans, mark_starts: list[int]) -> list[tuple[int, int, str, str]]:

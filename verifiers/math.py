@@ -23,7 +23,8 @@ from fractions import Fraction
 from typing import Any
 
 from palaestra.core import Verdict
-from palaestra.verifiers.extract import extract_answer
+from palaestra.verifiers._mathwords import box_list
+from palaestra.verifiers.extract import extract_answer, find_answer_tags, find_boxes, strip_reasoning
 from palaestra.verifiers.workers import WorkerCrashed, WorkerPool, WorkerTimeout
 
 __all__ = ["MathPolicy", "math_equal", "verify_math", "math_reward", "make_math_reward", "warm_up"]
@@ -46,6 +47,11 @@ class MathPolicy:
     j_is_imaginary: ``True`` or ``False`` fixes how j reads; ``None`` (default) reads j as
         the imaginary unit only where it is the one letter of an answer compared with a
         number (``3 + 4j`` for ``3 + 4i``).
+    strict_units: the reference names the one unit asked for, as in a word problem (a
+        percentage carries its ``%``): a bare number is a number of that unit, a unit of the
+        same dimension is converted, and a unit, ``%``, ``°`` or radian the reference lacks
+        makes the answer wrong (``360 %`` or ``360 rad`` is not 360 km). ``%`` and ``°`` then
+        read only as the unit, never as 1/100 or pi/180.
     timeout_s: the hard bound on parsing plus comparing one pair.
     """
 
@@ -54,6 +60,7 @@ class MathPolicy:
     e_is_euler: bool = True
     i_is_imaginary: bool = True
     j_is_imaginary: bool | None = None
+    strict_units: bool = False
     timeout_s: float = 3.0
 
     def settings(self) -> dict[str, Any]:
@@ -178,11 +185,44 @@ def verify_math(
     pattern: str | None = None,
     allow_bare: bool = False,
 ) -> Verdict:
-    """Extract the final answer from a model ``response`` and compare it with ``gold``."""
+    """Extract the final answer from a model ``response`` and compare it with ``gold``.
+
+    A response whose only final-answer marks are several different boxes (reasoning models box
+    each solution) states one answer list: it is paid when that list equals the reference list
+    or set, and is a format error otherwise (several final answers for a single value).
+    """
     extraction = extract_answer(response, pattern=pattern, allow_bare=allow_bare, max_chars=MAX_ANSWER_CHARS)
     if not extraction.ok or extraction.text is None:
+        boxes = _boxes_only(response) if pattern is None else None
+        if boxes is not None:
+            verdict = math_equal(gold, box_list(boxes), policy=policy)
+            if verdict.correct:
+                return verdict
         return Verdict.bad_format(extraction.error or "no answer found")
     return math_equal(gold, extraction.text, policy=policy)
+
+
+def _boxes_only(response: str) -> list[str] | None:
+    """The contents of a response's boxes when boxes are its only final-answer marks (no tag, no
+    answer line) and there are several, else None."""
+    text, error = strip_reasoning(response)
+    if error or len(text) > MAX_ANSWER_CHARS:
+        return None
+    tags, error = find_answer_tags(text)
+    boxes, box_error = find_boxes(text)
+    if error or box_error or tags or len(boxes) < 2:
+        return None
+    if extract_answer(_blank_boxes(text, boxes)).ok:  # an Answer: line or block besides the boxes
+        return None
+    return [content.strip() for _start, _end, content in boxes]
+
+
+def _blank_boxes(text: str, boxes: list[tuple[int, int, str]]) -> str:
+    pieces, pos = [], 0
+    for start, end, _content in boxes:
+        pieces += [text[pos:start], " "]
+        pos = end
+    return "".join(pieces + [text[pos:]])
 
 
 def _completion_text(completion: Any) -> str:

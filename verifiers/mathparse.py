@@ -200,6 +200,12 @@ _DEGREE = re.compile(r"\^\s*\{\s*\\circ\s*\}|\^\s*\\circ|\\circ|\\degree|\^\s*\{
 _THOUSANDS = re.compile(r"(?<![\d.])\d{1,3}(?:(?:,|\{,\}| )\d{3})+(?![\d])")
 
 
+# MATH's house style for thousands: 10,\!000 (the \! would become a space below)
+_MATH_THOUSANDS = re.compile(r"(?<=\d),\s*\\!\s*(?=\d{3}(?!\d))")
+# an integer ending one line and a fraction starting the next: two answers, never a mixed number
+_SPLIT_MIXED = re.compile(r"\d[ \t]*\n\s*(?:\\[dt]?frac|\d+\s*/)")
+
+
 def normalize(text: str, *, thousands: bool = True) -> str:
     """Map unicode math, delimiters and spacing commands to the tokenizer's alphabet."""
     if len(text) > MAX_CHARS:
@@ -216,10 +222,22 @@ def normalize(text: str, *, thousands: bool = True) -> str:
     text = _NOISE.sub(" ", text)
     text = _DEGREE.sub(r" \\degree ", text)
     text = text.replace("\\%", r" \percent ").replace("%", r" \percent ")
+    if thousands:
+        text = _MATH_THOUSANDS.sub(",", text)
     text = _SPACES.sub(" ", text)
     if thousands:
-        text = _THOUSANDS.sub(lambda m: re.sub(r"[^\d]", "", m.group()), text)
+        text = _THOUSANDS.sub(_join_thousands, text)
     return text.strip()
+
+
+def _join_thousands(match: re.Match[str]) -> str:
+    """``10 000`` -> ``10000``; but ``206 232/233`` is the mixed number 206 232/233, so digits
+    followed by a fraction bar keep their space (``1 000/3``, whose numerator 000 no one
+    writes, stays 1000/3)."""
+    group = match.group()
+    if " " in group and group[-3] != "0" and match.string[match.end() :].lstrip().startswith("/"):
+        return match.group()
+    return re.sub(r"[^\d]", "", group)
 
 
 def has_thousands_ambiguity(text: str) -> bool:
@@ -436,7 +454,7 @@ _RELOPS = {
     "in": "in",
 }
 _REFUSED_CMDS = {
-    "approx": "an approximation is not an exact answer",
+    "approx": "an approximation is not an exact answer",  # except where parse_relation reads it
     "int": "an unevaluated integral is not an answer",
     "iint": "an unevaluated integral is not an answer",
     "sum": "an unevaluated sum is not an answer",
@@ -602,9 +620,12 @@ class _Parser:
     def parse_list(self) -> Any:
         items = [self.parse_relation()]
         joiners = set()
+        groups = [0]  # where each ";"-separated group starts (p = 5, q = 2; p = 7, q = 2)
         while self.at("op", ",", ";") or self.at("word", "or", "and"):
             tok = self.next()
             joiners.add("," if tok[1] in ",;" else tok[1])
+            if tok[1] == ";":
+                groups.append(len(items))
             if self.at("word", "or", "and"):  # "1, 2, and 3"
                 joiners.add(self.next()[1])
             items.append(self.parse_relation())
@@ -612,6 +633,8 @@ class _Parser:
                 raise ParseError("too many answers")
         if len(items) == 1:
             return items[0]
+        if len(groups) > 1 and joiners == {","}:
+            return _groups(items, groups)
         if len(joiners - {","}) > 1:
             raise ParseError("an answer mixing 'and' and 'or' is ambiguous")
         joiner = next(iter(joiners - {","}), ",")
@@ -632,15 +655,23 @@ class _Parser:
     def parse_relation(self) -> Any:
         head = self.function_head()
         marks = [len(self.leaves)]
+        if self.at("cmd", "approx"):  # "\approx 11": the value stated, graded like any value
+            self.next()
         terms = [head if head is not None else self.parse_setexpr()]
+        if self.at("op", ":") and (_constant(terms[0]) or _letters(terms[0])):
+            terms[0] = self.ratio(terms[0])
         marks.append(len(self.leaves))
         ops: list[str] = []
         while True:
             tok = self.peek()
-            if tok[0] in ("op", "cmd") and tok[1] in _RELOPS:
+            if tok == ("cmd", "approx"):
+                self.approximation(terms, ops)
+            elif tok[0] in ("op", "cmd") and tok[1] in _RELOPS:
                 self.next()
                 ops.append(_RELOPS[tok[1]])
                 terms.append(self.parse_setexpr())
+                if self.at("op", ":") and _constant(terms[-1]):  # V_1 : V_2 = 11 : 21
+                    terms[-1] = self.ratio(terms[-1])
                 marks.append(len(self.leaves))
             elif tok[0] == "cmd" and tok[1] in ("notin", "subset", "subseteq"):
                 raise ParseError(f"unsupported relation \\{tok[1]}")
@@ -649,6 +680,45 @@ class _Parser:
         if len(terms) > 2 and all(op == "=" for op in ops):
             del self.leaves[marks[1] : marks[-2]]  # x = 1 + 2 = 3: the answer is the last term
         return Rel(tuple(ops), tuple(terms)) if ops else terms[0]
+
+    def ratio(self, first: sympy.Expr) -> sympy.Expr:
+        """``3:4`` is the ratio's value 3/4 (so it equals ``6:8`` and ``\\frac34``), and
+        ``V_1:V_2`` the quotient of two named quantities (``V_1:V_2 = 11:21`` names the value
+        11/21). A ratio is of two numbers or of two names, so ``\\{x : x > 0\\}`` stays a set
+        builder."""
+        save, leaves = self.i, len(self.leaves)
+        self.next()
+        second = self.parse_setexpr()
+        if _constant(first) and _constant(second) and second != 0:
+            value = _divide(first, second)
+            if value.is_Integer and second != 1:  # 4:2 for 2 leaves a division to do, as 4/2 does
+                self.leaves.append((save, self.i, False))
+            return value
+        if _letters(first) and _letters(second) and self.at("op", "="):  # named: V_1:V_2 = ...
+            return sympy.Mul(first, sympy.Pow(second, -1))
+        if _letters(first):  # \{x : x > 1\}: the colon of a set builder, read by the caller
+            self.i = save
+            del self.leaves[leaves:]
+            return first
+        raise ParseError("a ratio is of two numbers (the second not zero) or of two names")
+
+    def approximation(self, terms: list[Any], ops: list[str]) -> None:
+        """``a \\approx b`` after an exact value states that value, its decimal shown for
+        reading: ``\\frac{\\sqrt3}{3} \\approx 0.577`` is the exact value. The decimal must
+        agree with it to 1%, else the answer says two different things. After a name
+        (``x \\approx 11``) the approximation is the value stated."""
+        self.next()
+        shown = self.parse_setexpr()
+        last = terms[-1]
+        if _letters(last) and _constant(shown):
+            ops.append("=")
+            terms.append(shown)
+            return
+        if not (_constant(last) and _constant(shown)):
+            raise ParseError("an approximation of something that is not a value")
+        exact, decimal = complex(sympy.N(last, 30)), complex(sympy.N(shown, 30))
+        if abs(exact - decimal) > 0.01 * abs(exact):
+            raise ParseError("the value and its approximation disagree")
 
     def function_head(self) -> sympy.Symbol | None:
         """``f(x) =`` / ``f^{-1}(x) =`` / ``g(a, b) =``: a function being defined, read as one
@@ -804,6 +874,8 @@ class _Parser:
         if kind == "mixed":
             whole, frac = value.split()
             p, q = frac.split("/")
+            if int(p) >= int(q):  # "11 6/6", "2 3/2": no mixed number (as 2\frac{3}{2} is none)
+                raise ParseError(f"{value!r} is not a mixed number: its fraction is not proper")
             return _mixed(Rational(int(whole)), _divide(Rational(int(p)), Rational(int(q))))
         if kind == "word":
             return self.word(value)
@@ -1124,6 +1196,32 @@ class _Parser:
 # ------------------------------------------------------------------------------------------
 
 
+def _groups(items: list[Any], starts: list[int]) -> Any:
+    """``a, b; c, d``: the list of the ``;``-separated groups, each of several items one answer
+    (a system or a point); ``a; b`` is the plain list ``a, b``."""
+    bounds = [*starts, len(items)]
+    parts = [items[i:j] for i, j in zip(bounds, bounds[1:], strict=False)]
+    if all(len(p) == 1 for p in parts):
+        return Alts(tuple(items), ",")
+    return Alts(tuple(p[0] if len(p) == 1 else Alts(tuple(p), ",") for p in parts), ",")
+
+
+def _letters(node: Any) -> bool:
+    """A named quantity: a letter (``x``, ``V_1``) or a product or quotient of letters (``AB``)."""
+    if isinstance(node, sympy.Symbol):
+        return node not in MARKERS
+    return isinstance(node, sympy.Mul) and all(
+        isinstance(a, sympy.Symbol)
+        or (isinstance(a, sympy.Pow) and isinstance(a.base, sympy.Symbol) and a.exp == -1)
+        for a in node.args
+    )
+
+
+def _constant(node: Any) -> bool:
+    """A number (no variables), as the two sides of a ratio must be."""
+    return isinstance(node, sympy.Expr) and not isinstance(node, sympy.MatrixBase) and not node.free_symbols
+
+
 def _scalar(node: Any) -> sympy.Expr:
     if isinstance(node, sympy.Expr):
         return node
@@ -1282,6 +1380,8 @@ def read_answer(text: str, options: Options | None = None) -> Answer:
         cleaned = normalize(text, thousands=options.thousands)
         if not cleaned:
             raise ParseError("empty answer")
+        if _SPLIT_MIXED.search(cleaned):
+            raise ParseError("a number and a fraction on two lines are two answers, not a mixed number")
         tokens, spaced = scan(_mathwords.strip_lead(cleaned))
         units: list[Unit] = []
         if options.words:

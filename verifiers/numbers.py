@@ -3,11 +3,13 @@
 Accepted forms of one rational number, optionally signed:
 
 - integers ``42``, with thousands separators in groups of exactly three: ``42,000``,
-  ``42{,}000``, ``42\\,000`` (thin spaces U+2009/U+202F too), never ``42,00``;
+  ``42{,}000``, ``42,\\!000`` (MATH's style), ``42\\,000`` (thin spaces U+2009/U+202F too),
+  never ``42,00``;
 - decimals ``3.5``, ``.5``, ``7.0`` (exact: ``7.0`` *is* 7; no rounding anywhere);
 - fractions ``7/2``, ``\\frac{7}{2}`` (``\\dfrac``, ``\\tfrac``, ``\\frac72``, a sign inside:
   ``\\frac{-7}{2}``), vulgar fractions ``½`` ``⅔``, and mixed numbers ``3 1/2``,
-  ``3\\frac{1}{2}``, ``3½`` (proper fraction part);
+  ``3\\frac{1}{2}``, ``3½`` (proper fraction part, on one line: ``0`` and ``2/5`` on two
+  lines are two answers, never ``0 2/5``);
 - wrapped in ``$...$``, ``$$...$$``, ``\\(...\\)``, ``\\[...\\]``, ``\\boxed{...}`` or one pair
   of parentheses, followed by at most a sentence-final full stop.
 
@@ -37,18 +39,20 @@ MAX_NUMBER_CHARS = 400
 _PYTHON_INT_DIGITS_LIMIT = 4300  # int(str) raises beyond this (sys.get_int_max_str_digits)
 
 _FULLWIDTH = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}
-_THOUSANDS = re.compile(r"(?<=[0-9])(?:\{,\}|\\,|[\u2009\u202f])(?=[0-9]{3}(?![0-9]))")
-_SIGN = r"(?P<sign>[+\-\u2212]?)\s*"
+_THOUSANDS = re.compile(r"(?<=[0-9])(?:\{,\}|,\\!|\\,|[\u2009\u202f])(?=[0-9]{3}(?![0-9]))")
+# A number is read within one line: whitespace between its parts is [ \t], never a line break,
+# so "0" and "2/5" on two lines are two answers, not the mixed number 0 2/5.
+_SIGN = r"(?P<sign>[+\-\u2212]?)[ \t]*"
 _UINT = r"(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)"
 _DECIMAL = re.compile(rf"{_SIGN}(?P<int>{_UINT})?(?:\.(?P<frac>[0-9]+))?")
-_FRACTION = re.compile(rf"{_SIGN}(?P<num>[0-9]+)\s*/\s*(?P<den>[0-9]+)")
-_SIGNED_INT = r"[+\-\u2212]?\s*[0-9]+"
+_FRACTION = re.compile(rf"{_SIGN}(?P<num>[0-9]+)[ \t]*/[ \t]*(?P<den>[0-9]+)")
+_SIGNED_INT = r"[+\-\u2212]?[ \t]*[0-9]+"
 _NUM_ARG = rf"(?:\{{\s*(?P<num>{_SIGNED_INT})\s*\}}|(?P<num_digit>[0-9]))"  # \frac{12}{5}, \frac12
 _DEN_ARG = rf"(?:\{{\s*(?P<den>{_SIGNED_INT})\s*\}}|(?P<den_digit>[0-9]))"
 _LATEX_FRACTION = re.compile(rf"{_SIGN}\\[dt]?frac\s*{_NUM_ARG}\s*{_DEN_ARG}")
-_MIXED = re.compile(rf"{_SIGN}(?P<whole>[0-9]+)\s+(?P<num>[0-9]+)\s*/\s*(?P<den>[0-9]+)")
+_MIXED = re.compile(rf"{_SIGN}(?P<whole>[0-9]+)[ \t]+(?P<num>[0-9]+)[ \t]*/[ \t]*(?P<den>[0-9]+)")
 _LATEX_MIXED = re.compile(
-    rf"{_SIGN}(?P<whole>[0-9]+)\s*\\[dt]?frac\s*(?:\{{\s*(?P<num>[0-9]+)\s*\}}|(?P<num_digit>[0-9]))"
+    rf"{_SIGN}(?P<whole>[0-9]+)[ \t]*\\[dt]?frac\s*(?:\{{\s*(?P<num>[0-9]+)\s*\}}|(?P<num_digit>[0-9]))"
     rf"\s*(?:\{{\s*(?P<den>[0-9]+)\s*\}}|(?P<den_digit>[0-9]))"
 )
 _VULGAR = {  # the vulgar fraction characters of Latin-1 and Number Forms
@@ -56,7 +60,7 @@ _VULGAR = {  # the vulgar fraction characters of Latin-1 and Number Forms
     "⅓": (1, 3), "⅔": (2, 3), "⅕": (1, 5), "⅖": (2, 5), "⅗": (3, 5), "⅘": (4, 5),
     "⅙": (1, 6), "⅚": (5, 6), "⅛": (1, 8), "⅜": (3, 8), "⅝": (5, 8), "⅞": (7, 8),
 }  # fmt: skip
-_VULGAR_MIXED = re.compile(rf"{_SIGN}(?P<whole>[0-9]*)\s*(?P<frac>[{''.join(_VULGAR)}])")
+_VULGAR_MIXED = re.compile(rf"{_SIGN}(?P<whole>[0-9]*)[ \t]*(?P<frac>[{''.join(_VULGAR)}])")
 _WRAPPERS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"), ("\\boxed{", "}"), ("(", ")"))
 
 

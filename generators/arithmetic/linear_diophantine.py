@@ -37,11 +37,12 @@ _SIDES_SPLIT = re.compile(r",|;|\band\b|\n", re.IGNORECASE)  # parts are strippe
 _SIDE = re.compile(r"([xy])\s*=\s*(.+)", re.IGNORECASE | re.DOTALL)
 _QUALIFIER_START = re.compile(r"\b(?:where|for|with)\b|[,;]\s*[a-wz]\s*(?:∈|\\in\b)", re.IGNORECASE)
 _LATEX_SPACE = re.compile(r"\\[;,!: ]|\\q?quad\b")
-# "where t is an integer", "for all integers t", "for any integer t", "t ∈ ℤ", "t \in \mathbb{Z}"
+# "where t is an integer" (or "any integer"), "for all integers t", "for any integer t", "t ∈ ℤ",
+# "t \in \mathbb{Z}"
 _QUALIFIER = re.compile(
     r"[,;]?\s*(?:(?:where|for|with)\s+(?:(?:all|any|every|each|some|an?)\s+)?(?:(?:arbitrary\s+)?integers?\s+)?)?"
     r"(?P<param>[a-wz])\s*(?:(?:∈|\\in|in)\s*(?:\\mathbb\s*\{\s*Z\s*\}|\\mathbb\s*Z|ℤ|Z|the\s+integers)"
-    r"|is\s+(?:an?\s+)?(?:arbitrary\s+)?integer)?\s*",
+    r"|is\s+(?:an?\s+|any\s+)?(?:arbitrary\s+)?integer)?\s*",  # "t is an integer", "t is any integer"
     re.IGNORECASE,
 )
 

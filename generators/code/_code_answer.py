@@ -1,7 +1,9 @@
 """Extracting one program (Python or SQL) written by a model; nothing is executed here.
 
 A response states ONE program. It is taken from the ``<answer>`` tags (a fenced block inside
-them is unwrapped), or, with no tags, from the fenced code blocks. Several *different* programs
+them is unwrapped), or, with no tags, from the fenced code blocks and a ``\\boxed{}`` that
+holds a program (``\\boxed{SELECT name FROM t}``: one line, as the README promises a box works
+wherever the answer fits on one line). Several *different* programs
 are a format error, never a silent choice of one:
 
 - two fenced programs inside the tags (``<answer>```A``` ... ```B```</answer>``);
@@ -92,11 +94,29 @@ def extract_program(
     if any(len(body) > max_chars for body in blocks):
         return None, f"a code block is longer than {max_chars} characters"
     programs = [body for body in blocks if language.is_program(body)] or blocks
+    boxed = _boxed_program(response, language, max_chars)
+    if boxed is not None:  # \boxed{SELECT ...}: a one-line program in a box is a final answer too
+        programs.append(boxed)
     if not programs:
         return None, f"no program found: put the {language.name} code in <answer>...</answer> tags"
     if _several(programs, language):
-        return None, f"several different {language.name} programs in fenced blocks"
+        return None, f"several different {language.name} programs in fenced blocks or boxes"
     return programs[-1], ""
+
+
+def _boxed_program(response: str, language: Language, max_chars: int) -> str | None:
+    """The program of a response whose final answer is a ``\\boxed{}`` holding one, else None
+    (several different boxes are the shared extraction's format error, reported by the caller
+    as no program)."""
+    extraction = extract_answer(response, max_chars=max_chars, one_line=True)
+    if (
+        extraction.ok
+        and extraction.source == "boxed"
+        and extraction.text
+        and language.is_program(extraction.text)
+    ):
+        return extraction.text
+    return None
 
 
 # ------------------------------------------------------------------------------ Python

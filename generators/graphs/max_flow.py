@@ -20,7 +20,10 @@ from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
 from palaestra.verifiers.numbers import read_integer, unwrap_math
 
-_PARTS = re.compile(r";|\n")  # parts are stripped: \s* around it is quadratic
+# parts are stripped: \s* around a separator is quadratic. A comma separates the parts only
+# where the other part's name follows it ("max flow = 7, cut = {0, 1, 2}"), since a cut's own
+# nodes are separated by commas.
+_PARTS = re.compile(r";|\n|,(?=[ \t]*(?:(?:min(?:imum)?|max(?:imum)?)[ \t]*)?(?:cut|flow)\b)", re.I)
 _VALUE = re.compile(
     r"(?:max(?:imum)?\s*)?(?:flow(?:\s*value)?|value)\s*(?:is\s*)?[:=]?\s*(?P<value>\S.*)", re.I
 )

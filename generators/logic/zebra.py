@@ -69,9 +69,11 @@ ATTRIBUTES = {
     ),
 }
 KINDS = ("same", "diff", "at", "not_at", "next", "left", "adjacent")
-# what may separate words: punctuation of lists, tables and JSON; any other sign (¬, ≠, !, /)
-# refuses the answer rather than being skipped
-_SEPARATORS = re.compile(r"(?:\s+|->|=>|→|[,;:.=()\[\]{}\-–—*_`\"'|])+")
+# what may separate words: punctuation of lists, tables and JSON, and a slash between values
+# ("House 1 - German / opera"; a hedge such as "German / Dane" places one house's nationality
+# twice and is refused by the one-value-per-attribute check); any other sign (¬, ≠, !) refuses
+# the answer rather than being skipped
+_SEPARATORS = re.compile(r"(?:\s+|->|=>|→|[,;:.=()\[\]{}\-–—*_`\"'|/])+")
 MAX_ANSWER_CHARS = 8000  # a 7 x 7 grid as a table or JSON fits several times over
 # "House -1" or "House 1.5" is no house number, though the separators would read 1 and 1, 5
 _NOT_A_HOUSE_NUMBER = re.compile(r"[-–—]\d|\d[.,]\d")

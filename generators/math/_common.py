@@ -21,9 +21,14 @@ MAX_ANSWER_CHARS = 2_000  # every math answer here is short; longer text is a fo
 _LIST_SPLIT = re.compile(r"\s*[,;]\s*|\s+")
 
 
-def answer_text(response: str) -> str | Verdict:
-    """The final answer of ``response`` (tags, box or the bare response), or the format verdict."""
-    extraction = extract_answer(response, allow_bare=True, max_chars=MAX_ANSWER_CHARS)
+def answer_text(response: str, *, one_line: bool = True) -> str | Verdict:
+    """The final answer of ``response`` (tags, box or the bare response), or the format verdict.
+
+    A math answer is one value unless the family says otherwise (``one_line=False`` for a list
+    of numbers that may be written one per line): lines stating different values are several
+    answers, a format error.
+    """
+    extraction = extract_answer(response, allow_bare=True, max_chars=MAX_ANSWER_CHARS, one_line=one_line)
     if not extraction.ok or extraction.text is None:
         return Verdict.bad_format(extraction.error or "no answer found")
     return extraction.text

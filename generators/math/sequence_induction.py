@@ -352,7 +352,7 @@ class SequenceInduction(Family):
         return TaskDraft(prompt=prompt, answer=", ".join(map(str, hidden)), metadata=metadata)
 
     def verify(self, task: Task, response: str) -> Verdict:
-        text = answer_text(response)
+        text = answer_text(response, one_line=False)  # the terms asked for: a list
         if isinstance(text, Verdict):
             return text
         asked = task.metadata["asked"]

@@ -23,6 +23,7 @@ filter alone answers are redrawn there).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -31,7 +32,9 @@ import numpy as np
 from palaestra.core import Knobs, Task, Verdict, content_hash, knob
 from palaestra.generators.math._common import answer_text, judge_number, read_number, tagged
 from palaestra.registry import Family, SolverRun, TaskDraft, family
-from palaestra.verifiers.numbers import format_rational
+from palaestra.verifiers.numbers import format_rational, unwrap_math
+
+_TEXT = re.compile(r"^\\(?:text|textbf|mathrm|mbox)\s*\{([^{}]*)\}$")
 
 AGGREGATES = ("count", "sum", "max", "min", "mean", "argmax", "argmin", "difference")
 FIRST_NAMES = (
@@ -379,7 +382,8 @@ class TableQA(Family):
         if isinstance(text, Verdict):
             return text
         if task.metadata["answer_type"] == "name":
-            name = text.strip().strip("*`\"'").strip().rstrip(".").strip()
+            # $Sol$, \(Sol\), \text{Sol}: notation around a name, as around a number
+            name = _TEXT.sub(r"\1", unwrap_math(text)).strip().strip("*`\"'").strip().rstrip(".").strip()
             known = {n.casefold(): n for n in task.metadata["names"]}
             if name.casefold() not in known:
                 return Verdict.bad_format(f"{name[:40]!r} is not a name in the table")

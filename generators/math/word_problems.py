@@ -13,7 +13,9 @@ reads the reference as a quantity with the asked unit, so a bare number (``45``)
 with the asked unit (``45 min``, ``45 minutes``) and the same quantity in another unit of the
 same dimension (``0.75 hours``) are paid, while a wrong unit (``45 seconds``, ``45 km`` for
 metres) or a rounded value is not. A percentage answer is a number of percent (``12.5`` or
-``12.5%``; ``0.125`` is not paid).
+``12.5%``; ``0.125`` is not paid). Units are read strictly (``MathPolicy(strict_units=True)``):
+a unit, percent sign, degree sign or radian that the reference lacks makes an answer wrong
+(``360 %``, ``360 rad``, ``360°`` for 360 km; ``12.5 kg`` for 12.5 percent), never dropped.
 
 Difficulty: more templates (the later ones carry a classic wrong shortcut: averaging speeds or
 rates, direct instead of inverse proportion, adding a discount and a tax), more unit
@@ -76,7 +78,9 @@ DISTRACTORS = (
     "The old record was set {n} years ago.",
     "There were {n} people waiting at the corner.",
 )
-POLICY = MathPolicy()  # units read: a bare number or any unit of the asked dimension, converted exactly
+# units read strictly: a bare number or any unit of the asked dimension, converted exactly; a
+# unit, % or ° the reference does not have is wrong (360 % or 360 rad is not 360 km)
+POLICY = MathPolicy(strict_units=True)
 
 
 @dataclass(frozen=True)
@@ -397,6 +401,13 @@ DRAWERS = {
 }
 
 
+def _gold_with_unit(task: Task) -> str:
+    """The reference as the verifier reads it: a percentage carries its ``%`` (the reference
+    text is the bare number of percent), so ``12.5``, ``12.5%`` and ``12.5 percent`` are paid
+    and ``0.125`` (a fraction, not a number of percent) or ``12.5 kg`` are not."""
+    return f"{task.answer}\\%" if task.metadata["unit"] == "percent" else task.answer
+
+
 def reference_text(value: Fraction, unit: str) -> str:
     """The reference answer: the exact number with its unit (``\\frac{45}{2}\\,\\text{min}``)."""
     if value.denominator == 1:
@@ -465,7 +476,7 @@ class WordProblems(Family):
         return TaskDraft(prompt=prompt, answer=reference_text(problem.value, problem.unit), metadata=metadata)
 
     def verify(self, task: Task, response: str) -> Verdict:
-        return verify_math_answer(response, task.answer, POLICY)
+        return verify_math_answer(response, _gold_with_unit(task), POLICY)
 
     def solve_exact(self, task: Task) -> SolverRun:
         # exact fractions in base units; effort = operations times digits

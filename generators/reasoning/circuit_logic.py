@@ -288,7 +288,7 @@ class CircuitLogic(Family):
         return TaskDraft(prompt=prompt, answer=answer, metadata=metadata)
 
     def verify(self, task: Task, response: str) -> Verdict:
-        extraction = extract_answer(response, allow_bare=True, max_chars=MAX_ANSWER_CHARS)
+        extraction = extract_answer(response, allow_bare=True, max_chars=MAX_ANSWER_CHARS, one_line=True)
         if not extraction.ok or extraction.text is None:
             return Verdict.bad_format(extraction.error or "no answer")
         bits = read_bits(extraction.text, len(task.answer))

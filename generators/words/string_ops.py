@@ -232,7 +232,7 @@ class StringOps(Family):
         return TaskDraft(PROMPT.format(start=start, program=program), states[-1], metadata)
 
     def verify(self, task: Task, response: str) -> Verdict:
-        extraction = extract_answer(response, max_chars=MAX_ANSWER_CHARS + 2)
+        extraction = extract_answer(response, max_chars=MAX_ANSWER_CHARS + 2, one_line=True)
         if not extraction.ok or extraction.text is None:
             return Verdict.bad_format(extraction.error or "no answer")
         answer = read_string(extraction.text)

@@ -493,7 +493,34 @@ def two_answers(task: Task, reference: str | None = None) -> list[Attack]:
         language = "python" if profile.code == "python" else "sql"
         forms["tag-then-fenced-program"] = f"{tag(answer)}\n\n```{language}\n{wrong}\n```"
         forms["fenced-program-then-tag"] = f"```{language}\n{wrong}\n```\n\n{tag(answer)}"
-    return [Attack("two_answers", name, text, expect_unparseable=True) for name, text in forms.items()]
+    forms["many-tags-one-wrong"] = "\n".join([tag(answer)] * 30 + [tag(wrong)] + [tag(answer)] * 30)
+    if answer.swapcase() != answer:  # case is part of an answer: two spellings are two answers
+        forms["tag-then-other-case"] = f"{tag(answer)}\n{tag(answer.swapcase())}"
+    if re.fullmatch(r"[0-9]+", answer.strip()):  # 0 and 00 are two digit strings
+        forms["tag-then-leading-zero"] = f"{tag(answer)}\n{tag('0' + answer.strip())}"
+    attacks = [Attack("two_answers", name, text, expect_unparseable=True) for name, text in forms.items()]
+    return attacks + _values_in_one_tag(task, answer, wrong, profile)
+
+
+def _values_in_one_tag(task: Task, answer: str, wrong: str, profile: Profile) -> list[Attack]:
+    """A one-line answer and a different one inside the same tag, on two lines: never paid.
+
+    A single-valued family calls it several answers; a family whose answer is a list of lines
+    may read it as one longer answer, which is wrong, so only "not paid" is claimed. Programs
+    and families with many valid answers are left out (a program followed by another is one
+    valid program; two sentences may meet a writing task's constraints as well as one).
+    """
+    many_valid = profile.answers != "unique" or (profile is DEFAULT and accepts_any_answer(task))
+    if many_valid or profile.code is not None or "\n" in answer.strip() + wrong.strip():
+        return []
+    a, w = answer.strip(), wrong.strip()
+    attacks = [
+        Attack("two_answers", "two-values-in-one-tag", tag(f"{a}\n{w}")),
+        Attack("two_answers", "two-values-in-one-tag-wrong-first", tag(f"{w}\n{a}")),
+    ]
+    if "{" not in a + w and "}" not in a + w:
+        attacks.append(Attack("two_answers", "two-values-in-one-box", f"\\boxed{{{w}\n{a}}}"))
+    return attacks
 
 
 # --------------------------------------------------------------------------------------------

@@ -156,3 +156,12 @@ def test_labelled_values_in_either_order_are_the_same_answer(level: int) -> None
         assert verify(task, f"<answer>y = {y}, x = {x}</answer>").correct
         if x != y:
             assert not verify(task, f"<answer>y = {x}, x = {y}</answer>").correct
+
+
+def test_where_t_is_any_integer_is_a_note_about_the_parameter() -> None:
+    import palaestra
+
+    task = palaestra.make_task("linear_diophantine", seed=0, level=3)
+    for note in ("where t is any integer", "where t is an integer", "for any integer t"):
+        assert palaestra.verify(task, f"<answer>{task.answer}, {note}</answer>").correct, note
+    assert not palaestra.verify(task, f"<answer>{task.answer}, where t is any real</answer>").correct

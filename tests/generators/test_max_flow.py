@@ -73,3 +73,22 @@ def test_a_second_flow_value_is_never_paid() -> None:
         f"flow: {flow + 5}; flow: {flow}; cut: {cut}",
     ):
         assert palaestra.verify(task, f"<answer>{response}</answer>").status == "unparseable"
+
+
+def test_a_comma_between_the_flow_and_the_cut_is_read() -> None:
+    """``max flow = 7, cut = {0, 1, 2}`` (issue 26): a comma separates the parts where the other
+    part's name follows it; a cut's own commas stay inside it, and a second flow is refused."""
+    task = palaestra.make_task("max_flow", seed=0, level=3)
+    flow = task.metadata["max_flow"]
+    cut = task.answer.split("cut:")[1].strip()
+    for text in (
+        f"max flow = {flow}, cut = {{{cut}}}",
+        f"cut: {cut}, flow: {flow}",
+        f"flow: {flow}, min cut: {cut}",
+    ):
+        assert palaestra.verify(task, f"<answer>{text}</answer>").correct, text
+    assert (
+        palaestra.verify(task, f"<answer>flow: {flow}, cut: {cut}, flow: {flow + 1}</answer>").status
+        == "unparseable"
+    )
+    assert not palaestra.verify(task, f"<answer>max flow = {flow + 1}, cut = {{{cut}}}</answer>").correct

@@ -303,3 +303,16 @@ def test_boundary_mutants_are_refused_on_every_level(level: int) -> None:
         for query in mutants:
             verdict = palaestra.verify(task, f"<answer>{query}</answer>")
             assert verdict.status == "wrong", (seed, query, verdict)
+
+
+def test_a_query_in_a_box_is_read_and_two_different_ones_refused() -> None:
+    """The README promises ``\\boxed{}`` wherever the answer fits on one line (issue 26)."""
+    import palaestra
+
+    task = palaestra.make_task("sql_synthesis", seed=0, level=3)
+    query = task.answer
+    assert palaestra.verify(task, f"The query is \\boxed{{{query}}}.").correct
+    other = "SELECT id FROM employees"
+    assert palaestra.verify(task, f"\\boxed{{{query}}}\n```sql\n{other}\n```").status == "unparseable"
+    assert palaestra.verify(task, f"\\boxed{{{query}}} \\boxed{{{other}}}").status == "unparseable"
+    assert not palaestra.verify(task, f"\\boxed{{{other}}}").correct

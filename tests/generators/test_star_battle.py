@@ -108,8 +108,8 @@ def test_generated_puzzles_are_unique_with_connected_regions(seed: int, level: i
 
 def test_weak_solver_rate_falls() -> None:
     rates = []
-    for level in (1, 3, 5):
-        tasks = [palaestra.make_task("star_battle", seed=s, level=level) for s in range(30)]
+    for level in (1, 3, 5):  # 100 seeds as the calibration: at 30, levels 1 and 3 tie under v2's draws
+        tasks = [palaestra.make_task("star_battle", seed=s, level=level) for s in range(100)]
         solved = 0
         for t in tasks:
             run = IMPL.solve_weak(t)

@@ -161,3 +161,20 @@ def test_hostile_answers_are_quick_format_errors() -> None:
         verdict = palaestra.verify(task, f"<answer>{text}</answer>")
         assert not verdict.correct and verdict.error is None
         assert time.process_time() - started < 0.05
+
+
+def test_a_name_in_math_delimiters_is_the_name() -> None:
+    """``$Sol$``, ``\\(Sol\\)``, ``\\text{Sol}`` (issue 26: refused as 'not a name in the table')."""
+    import palaestra
+
+    task = next(
+        t
+        for t in (palaestra.make_task("table_qa", seed=s, level=6) for s in range(200))
+        if t.metadata["answer_type"] == "name"
+    )
+    name = task.answer
+    for text in (f"${name}$", f"\\({name}\\)", f"\\text{{{name}}}", f"$\\text{{{name}}}$"):
+        assert palaestra.verify(task, f"<answer>{text}</answer>").correct, text
+    other = next(n for n in task.metadata["names"] if n != name)
+    assert not palaestra.verify(task, f"<answer>${other}$</answer>").correct
+    assert not palaestra.verify(task, f"<answer>${name} or {other}$</answer>").correct

@@ -161,3 +161,45 @@ def test_hostile_answers_are_quick_format_errors() -> None:
         # how quick: benchmarks/reward_errors.py times hostile input (no wall clock in tests)
         verdict = palaestra.verify(task, f"<answer>{text}</answer>")
         assert not verdict.correct and verdict.error is None
+
+
+def test_signs_and_units_the_reference_lacks_are_wrong() -> None:
+    """A percent, degree or radian sign after a distance is no distance; a unit after a number
+    of percent is no percentage (issue 26: each was dropped or read as a factor and paid)."""
+    task = _task("distance")
+    value, unit = expected(task)
+    n = f"{value.numerator}/{value.denominator}" if value.denominator > 1 else str(value)
+    for text in (f"{n} %", f"{value * 100} %", f"{n} rad", f"{n} deg", f"{n} °", f"{n}^\\circ"):
+        verdict = palaestra.verify(task, f"<answer>{text}</answer>")
+        assert not verdict.correct, (text, verdict)
+    assert palaestra.verify(task, f"<answer>{n}</answer>").correct
+    task = _task("mixture", level=10)
+    value, _ = expected(task)
+    n = f"{value.numerator}/{value.denominator}"
+    for text in (f"{n} kg", f"{n} h", f"{n} km", f"{n}^\\circ"):
+        assert not palaestra.verify(task, f"<answer>{text}</answer>").correct, text
+    assert palaestra.verify(task, f"<answer>{n} percent</answer>").correct
+
+
+def test_a_mixed_number_with_a_large_whole_part_is_read_as_one() -> None:
+    """``206 232/233`` is 206 + 232/233, not 206232/233 read with a thousands space."""
+    for seed in range(2000):  # a numerator of three digits after a space reads like 206 232
+        task = palaestra.make_task(FAMILY, seed=seed, level=8 + seed % 3)
+        value, _ = expected(task)
+        whole, rest = divmod(value.numerator, value.denominator)
+        if whole > 0 and 100 <= rest <= 999:
+            break
+    else:
+        raise AssertionError("no task with such an answer")
+    assert palaestra.verify(task, f"<answer>{whole} {rest}/{value.denominator}</answer>").correct
+
+
+def test_two_values_on_two_lines_are_two_answers() -> None:
+    """A regression guard: the math reader already refused these, the number reader did not."""
+    task = _task("distance")
+    value, _ = expected(task)
+    whole = value.numerator // value.denominator
+    if value.denominator > 1:
+        rest = f"{value.numerator % value.denominator}/{value.denominator}"
+        assert not palaestra.verify(task, f"<answer>{whole}\n{rest}</answer>").correct
+    assert not palaestra.verify(task, f"<answer>{value + 1}\n{value}</answer>").correct

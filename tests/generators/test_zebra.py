@@ -162,3 +162,16 @@ def test_a_signed_or_decimal_house_number_is_refused() -> None:
     for label in ("House -1:", "House 1.0:", "House –1:"):
         verdict = verify(task, reference.replace("House 1:", label))
         assert verdict.status == "unparseable", (label, verdict)
+
+
+def test_values_separated_by_slashes_are_read_and_a_slash_hedge_refused() -> None:
+    """``House 1 - German / opera`` (issue 26); a hedge ``Dane / Norwegian`` places a value twice."""
+    import palaestra
+
+    task = palaestra.make_task("zebra", seed=0, level=3)
+    rows = [line.split(":", 1)[1].split(",") for line in task.answer.splitlines()]
+    slashed = "\n".join(f"House {i} - {' / '.join(v.strip() for v in row)}" for i, row in enumerate(rows, 1))
+    assert palaestra.verify(task, f"<answer>\n{slashed}\n</answer>").correct
+    first, second = rows[0][0].strip(), rows[1][0].strip()
+    hedged = slashed.replace(f"House 1 - {first}", f"House 1 - {first} / {second}", 1)
+    assert palaestra.verify(task, f"<answer>\n{hedged}\n</answer>").status == "unparseable"

@@ -219,7 +219,7 @@ _RAW: dict[str, list[tuple[str, str, bool]]] = {
             "((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((3))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))",
             F,
         ),
-        ("3", r"\approx 3", F), ("3", "3 \\pm 1", F), ("2", r"\sum_{k=1}^{2} 1", F), ("3", "", F), ("3", "   ", F),
+        ("3", "3 \\pm 1", F), ("2", r"\sum_{k=1}^{2} 1", F), ("3", "", F), ("3", "   ", F),
         ("x^2", "x^2 + 0.0000000001", F), ("3", r"3\text{ (or maybe 4)}", F), ("0.5", "0.5 or 0.6", F),
         ("1", r"(1+x)^{100000}", F), ("1", r"\sin(10^{10^{10}})", F), ("2", "__import__('os').system('true')", F),
         ("3", r"\eval{3}", F), ("3", "3 \\text{ but also } 4", F), ("3", "x = 4 = 3", F), ("4", "What is 2 + 2?", F),
@@ -241,7 +241,7 @@ _HELD_OUT: dict[str, list[tuple[str, str, bool]]] = {
         ("0.00025", r"2.5 \times 10^{-4}", T), ("250000", "2.5e5", T), ("250000", "2.5e-5", F),
     ],
     "fractions": [
-        (r"\frac{7}{3}", r"\dfrac{14}{6}", T), (r"\frac{7}{3}", "7:3", F), (r"-\frac{3}{4}", r"\frac{3}{-4}", T),
+        (r"\frac{7}{3}", r"\dfrac{14}{6}", T), (r"\frac{7}{3}", "7:3", T), (r"-\frac{3}{4}", r"\frac{3}{-4}", T),
         (r"\frac{10}{4}", r"\frac52", T), (r"\frac{1}{2}+\frac{1}{3}", r"\frac{5}{6}", T),
     ],
     "mixed_numbers": [("9/4", r"2 \frac{1}{4}", T), ("9/4", "2 1/4", T), ("9/4", r"2\tfrac{1}{4}", T)],
@@ -472,6 +472,51 @@ _STYLES: dict[str, list[tuple[str, str, bool]]] = {
         ("100", "010", F), ("997", "997", T), ("997", "979", F), ("204", r"\boxed{204}", T),
         ("204", r"The answer is $\boxed{204}$.", T), ("204", r"\boxed{240}", F), ("80", "080", T),
     ],
+    # issue 26: a number is read within one line; the next line is another answer
+    "line_breaks": [
+        ("2/5", "0\n2/5", F), ("1868/5", "373\n3/5", F), ("5/2", "2\n\\frac12", F), ("7/2", "3\n1/2", F),
+        ("1868/5", "373 3/5", T), ("5/2", "2\\frac12", T),
+    ],
+    # a blank answer says nothing: never equal to a blank reference
+    "blank_answers": [
+        ("", "", F), (r"\text{ }", "", F), ("{}", "{}", F), (".", ".", F), (r"\text{East}", "east", T),
+    ],
+    # a mixed number has a proper fraction part, in plain text as in LaTeX
+    "improper_mixed": [
+        ("12", "11 6/6", F), ("7/2", "2 3/2", F), ("12", r"11\frac66", F), ("7/2", "3 1/2", T),
+        ("48230/233", "206 232/233", T), ("206232/233", "206 232/233", F), ("1000/3", "1 000/3", T),
+    ],
+    # issue 26: a ratio is its value (7:3 was labelled unequal to 7/3 before this policy)
+    "ratios": [
+        ("1:2", "2:4", T), ("3:4", r"\frac34", T), (r"\frac34", "3:4", T), ("1:2", "2:1", F), ("1:2", "1:3", F),
+        ("2", "2:1", T), ("1:2", "x:2", F), ("2", "4:2", F), ("3/4", "6:8", T), ("0", "0:5", F),
+    ],
+    # named quantities and systems against bare values, in written order
+    "named_values": [
+        ("AB=4,CD=5", "4, 5", T), ("AB=4,CD=5", "5, 4", F), ("|AB|=1", "1", T), ("|AB|=1", "2", F), ("1", "|x| = 1", F), ("x = 1", "|x| = 1", F),
+        ("x = 1, y = 2", "1, 2", T), ("1, 2", "x = 1, y = 2", T), ("x = 1, y = 2", "2, 1", F),
+        ("x = 1, y = 2", "y = 2, x = 1", T), ("x = 1, y = 2", "(1, 2)", T), ("5", "2x = 5", F), ("4", "x + y = 4", F),
+        (r"x = -5,\ p = \frac{14}{3}", r"-5, \frac{14}{3}", T), (r"x = -5,\ p = \frac{14}{3}", r"\frac{14}{3}, -5", F),
+        ("p=5,q=2;p=7,q=2", "(5,2),(7,2)", T), ("p=5,q=2;p=7,q=2", "(7,2),(5,2)", T), ("p=5,q=2;p=7,q=2", "(5,2),(7,3)", F),
+        ("p=5,q=2;p=7,q=2", "(2,5),(2,7)", F), ("0<f(x)<1", "(0,1)", T), ("0<f(x)<1", "(0,2)", F),
+        ("34", "The largest $n$ is 34.", T), ("34", "The largest $n$ is not 34.", F),
+        (r"1\leq|z|\leq \frac{3}{2}", r"z \in \left[-\frac{3}{2}, -1\right] \cup \left[1, \frac{3}{2}\right]", T),
+        (r"1\leq|z|\leq \frac{3}{2}", r"\left[1, \frac{3}{2}\right]", F), ("V_1:V_2=11:21", "11:21", T), ("V_1:V_2=11:21", "21:11", F), ("A:B=1", "1", T),
+        (r"x_{1}=2,\quad x_{2}=3", r"\{3, 2\}", T), (r"x_{1}=2,\quad x_{2}=3", r"\{3, 4\}", F), ("x = 1, y = 2", r"\{2, 1\}", F),
+        (r"0.06 \text{ yuan}", r"\boxed{0.06 \text{ yuan}}", T), (r"0.06 \text{ yuan}", r"0.06 \text{ euros}", F),
+    ],
+    # issue 26: \approx states a value; it is graded like any value (exact unless rel_tol), and
+    # an exact value followed by its decimal must agree with it to 1% ("\approx 3" was refused)
+    "approximations": [
+        ("3", r"\approx 3", T), ("11", r"x\approx11", T), (r"\pi", r"\approx 3.14", F), ("1/3", r"\approx 0.333", F),
+        (r"\frac{\sqrt{3}}{3}", r"\frac{\sqrt{3}}{3} \approx 0.577", T), ("1/3", r"x=1/3\approx0.333", T),
+        ("1/3", r"x=1/3\approx1.3", F), ("1/3", r"x = 1/3 \approx 11", F), ("11", r"x \approx 12", F),
+    ],
+    # MATH's house style for thousands
+    "math_thousands": [
+        ("10000", r"10,\!000", T), (r"10,\!000", "10000", T), ("1234567", r"1,\!234,\!567", T),
+        ("10000", r"10,\!001", F), ("1000", r"1,\!0000", F),
+    ],
 }
 
 # fmt: on
@@ -643,6 +688,15 @@ _POLICY: list[tuple[str, str, str, bool, dict[str, Any]]] = [
     ("imaginary_j", "1+2i", "1+2j", T, {}),
     ("imaginary_j", "1+2i", "1+2j", F, {"j_is_imaginary": False}),
     ("imaginary_j", "1+2i", "1-2j", F, {"j_is_imaginary": True}),
+    # strict units (word problems): a sign or unit the reference lacks is wrong, never dropped
+    *[("strict_units", r"360\,\text{km}", p, F, {"strict_units": True})
+      for p in ["360 %", "36000 %", "18/5 %", "360 rad", "360 deg", r"360^\circ", "360 kg", "360 h"]],
+    *[("strict_units", r"360\,\text{km}", p, T, {"strict_units": True})
+      for p in ["360", "360 km", "360000 m", r"360\text{ km}", "360 kilometres"]],
+    *[("strict_units", r"12.5\%", p, F, {"strict_units": True})
+      for p in ["12.5 kg", "12.5 h", "12.5 km", "0.125", "1/8", r"12.5^\circ"]],
+    *[("strict_units", r"12.5\%", p, T, {"strict_units": True}) for p in ["12.5", "12.5%", "12.5 percent", "25/2 %"]],
+    ("strict_units", r"360\,\text{km}", "360 %", T, {}),  # the default reads % either way
 ]
 
 # fmt: on

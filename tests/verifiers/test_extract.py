@@ -146,9 +146,9 @@ def test_the_same_answer_repeated_is_fine(response: str) -> None:
     assert result.ok and result.text in ("7", "7.0"), result
 
 
-def test_repeated_answers_may_differ_in_spacing_case_and_notation() -> None:
+def test_repeated_answers_may_differ_in_spacing_and_notation() -> None:
     assert extract_answer("Answer: 1, 2, 3\n<answer>1,2,3</answer>").text == "1,2,3"
-    assert extract_answer("Answer: Yes\n<answer>yes</answer>").text == "yes"
+    assert extract_answer("Answer: yes\n<answer>yes</answer>").text == "yes"
     fenced = "```python\ndef f():\n    return 1\n```"
     assert extract_answer(f"{fenced}\n<answer>{fenced}</answer>", pattern=r"```python\n(.*?)```").ok
 
@@ -336,3 +336,48 @@ def test_a_block_keeps_the_words_after_the_answer() -> None:
     # read as part of the answer, so a family parser (which consumes its whole answer) refuses it
     assert extract_answer(f"Answer:\n{GRID}\nHope this helps").text == f"{GRID}\nHope this helps"
     assert extract_answer("```\nAnswer:\n```\nno label outside the code").text is None
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "<answer>SKOLXR</answer>\n<answer>skolxr</answer>",  # case matters in string families
+        "Answer: Yes\n<answer>yes</answer>",
+        "<answer>0</answer><answer>00</answer>",  # two bit strings, not the number 0 twice
+        "<answer>10</answer><answer>010</answer>",
+    ],
+)
+def test_answers_differing_in_case_or_leading_zeros_are_two_answers(response: str) -> None:
+    result = extract_answer(response)
+    assert not result.ok and "several different final answers" in (result.error or ""), result
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "<answer>0\n2/5</answer>",
+        "<answer>373\n3/5</answer>",
+        "<answer>7\n8</answer>",
+        "\\boxed{7\n8}",
+        "Answer:\n7\n8",
+    ],
+)
+def test_a_single_valued_answer_on_several_lines_is_several_answers(response: str) -> None:
+    result = extract_answer(response, one_line=True)
+    assert not result.ok and "several different final answers" in (result.error or ""), result
+    assert extract_answer(response).ok  # a grid or list family reads the lines as its answer
+
+
+@pytest.mark.parametrize("response", ["<answer>7\n7</answer>", "<answer>$$\n\\frac12\n$$</answer>"])
+def test_one_value_on_its_own_line_is_one_answer(response: str) -> None:
+    result = extract_answer(response, one_line=True)
+    assert result.ok and result.text is not None and result.text.strip("$\n") in ("7", "\\frac12"), result
+
+
+def test_a_response_over_the_size_bound_is_refused_before_it_is_read() -> None:
+    flood = "<answer>7</answer>" + "(" * 10_000_000  # 10 MB: deep nesting behind a right answer
+    started = time.process_time()
+    for _ in range(11):
+        result = extract_answer(flood)
+        assert not result.ok and "longer than" in (result.error or "")
+    assert time.process_time() - started < 1.0  # a length check, not a scan

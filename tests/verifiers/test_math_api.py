@@ -179,3 +179,13 @@ def test_long_unordered_lists_compare_as_sets() -> None:
     assert math_equal(gold, shuffled, policy=policy).correct
     assert not math_equal(gold, shuffled.replace("149", "150"), policy=policy).correct
     assert not math_equal(gold, shuffled + ", 150", policy=policy).correct
+
+
+def test_several_boxes_are_one_answer_list_only_where_the_reference_is_a_list() -> None:
+    response = r"The solutions are \boxed{1} and \boxed{2}."
+    assert verify_math(response, "1, 2").correct
+    assert verify_math(response, r"\{2, 1\}").correct
+    assert verify_math(response, "1").status == "unparseable"  # two answers for one value
+    assert verify_math(response, "1, 2, 3").status == "unparseable"
+    assert verify_math(response + "\nAnswer: 1", "1, 2").status == "unparseable"
+    assert verify_math(r"<answer>1</answer> \boxed{2}", "1, 2").status == "unparseable"

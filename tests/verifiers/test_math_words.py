@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from palaestra.verifiers import _mathwords
 from palaestra.verifiers._mathcompare import Settings, compare_strings
+from palaestra.verifiers.math import math_equal
 from palaestra.verifiers.mathparse import Options, ParseError, read_answer
 
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -144,10 +145,14 @@ def test_unwrap_is_linear_on_hostile_sentences(text: str) -> None:
     assert time.process_time() - start < 1.0  # the first patterns were quadratic: ~2 s at 20,000 characters
 
 
-def test_unwrap_refuses_two_different_boxes() -> None:
-    with pytest.raises(ParseError):
-        _mathwords.unwrap_answer(r"$\boxed{5}$ or $\boxed{6}$")
+def test_two_different_boxes_are_one_answer_list_never_one_value() -> None:
+    assert _mathwords.unwrap_answer(r"$\boxed{5}$ or $\boxed{6}$") == r"\{5, 6\}"
+    assert not math_equal("(5, 6)", r"$\boxed{5}$ or $\boxed{6}$").correct  # a set, not a point
+    assert math_equal("k = 45, n = 2", r"\boxed{k = 45} and \boxed{n = 2}").correct
     assert _mathwords.unwrap_answer(r"\boxed{5} so \boxed{5}") == "5"
+    assert not math_equal("5", r"$\boxed{5}$ or $\boxed{6}$").correct
+    assert not math_equal("6", r"$\boxed{5}$ or $\boxed{6}$").correct
+    assert math_equal(r"\{5, 6\}", r"$\boxed{5}$ or $\boxed{6}$").correct
 
 
 @pytest.mark.parametrize(

@@ -156,3 +156,15 @@ def test_never_raises_and_never_reads_superscripts_as_digits(text: str) -> None:
 @settings(max_examples=200)
 def test_perturbations_are_different(value: Fraction, k: int) -> None:
     assert parse_rational(format_rational(value + Fraction(1, k))) != value
+
+
+@pytest.mark.parametrize("text", ["0\n2/5", "373\n3/5", "3\n\\frac12", "-\n7", "3\n½", "7\n/2", "1\r\n1/2"])
+def test_a_number_is_never_read_across_a_line_break(text: str) -> None:
+    assert parse_rational(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "value"), [(r"10,\!000", 10000), (r"1,\!234,\!567", 1234567), ("3 1/2", Fraction(7, 2))]
+)
+def test_math_thousands_and_mixed_numbers_on_one_line(text: str, value: Fraction) -> None:
+    assert parse_rational(text) == value
