@@ -184,20 +184,30 @@ class GenerationPool:
         try:
             return self._run_on(worker, requests, end, deadline_s)
         finally:
-            self._idle.put(worker)
+            if worker.proc is None:  # killed at its deadline: restart it off the request's path
+                threading.Thread(target=self._restart, args=(worker,), daemon=True).start()
+            else:
+                self._idle.put(worker)
+
+    def _restart(self, worker: _Worker) -> None:
+        try:
+            worker.start()
+        except OSError:
+            worker.stop()  # the next use starts it again
+        self._idle.put(worker)
 
     def _run_on(self, worker: _Worker, requests: Sequence[tuple], end: float, deadline_s: float) -> list:
         if worker.proc is None or worker.proc.poll() is not None:
             worker.stop()
             worker.start()
+            end = time.monotonic() + deadline_s  # the deadline bounds the generation, not the start
         payload = [r if r[0] == "make" else ("rebuild", r[1].to_json()) for r in requests]
         out: list[Task | str] = []
         try:
             worker.to_worker.send(("generate", payload))
             for _ in payload:
                 if not worker.from_worker.poll(max(end - time.monotonic(), 0)):
-                    worker.stop()  # the generation stops with its process
-                    raise TimeoutError(f"task generation ran past its {deadline_s:g} s deadline")
+                    break
                 kind, text = worker.from_worker.recv()
                 out.append(Task.from_json(text) if kind == "ok" else text)
         except (EOFError, OSError, pickle.UnpicklingError) as exc:
@@ -205,6 +215,9 @@ class GenerationPool:
             raise RuntimeError(
                 f"the generation worker died (exit code {code}): {type(exc).__name__}"
             ) from None
+        if len(out) < len(payload):
+            worker.stop()  # the generation stops with its process
+            raise TimeoutError(f"task generation ran past its {deadline_s:g} s deadline")
         return out
 
     def close(self) -> None:

@@ -573,6 +573,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         tokens=tokens,
         ssl_certfile=args.ssl_certfile,
         ssl_keyfile=args.ssl_keyfile,
+        shutdown_grace_s=args.shutdown_grace_s,
         **(
             {}
             if args.openenv
@@ -602,6 +603,12 @@ def add_cli(subparsers: Any) -> None:
     )
     p.add_argument("--ssl-certfile", default=None, help="TLS certificate (PEM); with --ssl-keyfile")
     p.add_argument("--ssl-keyfile", default=None, help="TLS private key (PEM)")
+    p.add_argument(
+        "--shutdown-grace-s",
+        type=float,
+        default=SHUTDOWN_GRACE_S,
+        help="on SIGINT/SIGTERM, time given to requests in flight (the process ends within 2 x this + 5 s)",
+    )
     p.add_argument("--max-body-mb", type=float, default=32.0, help="request body cap (413 past it)")
     p.add_argument("--max-concurrency", type=int, default=8, help="requests in flight per client (429)")
     p.add_argument("--max-queue", type=int, default=64, help="requests waiting per lane (503)")
