@@ -207,6 +207,7 @@ def create_app(
             "palaestra_version": palaestra.__version__,
             "workers": workers,
             "worker_pids": worker_pids(),
+            "sandbox_pids": _fork_server_pids(),
         }
 
     @fastapi_app.get("/v1/families")
@@ -307,6 +308,12 @@ def create_app(
     app = Guard(fastapi_app, tokens=tokens, max_body_bytes=max_body_bytes or MAX_BODY_BYTES)
     app.fastapi = fastapi_app  # for tests and for mounting more routes
     return app
+
+
+def _fork_server_pids() -> list[int]:
+    from palaestra.generators.code._runner import fork_server_pids
+
+    return fork_server_pids()
 
 
 def _sandbox_slots() -> int:

@@ -30,8 +30,7 @@ def _batch() -> tuple[list[palaestra.Task], list[str]]:
 
 
 def _fork_server_pids() -> list[int]:
-    box = _runner.sandbox()
-    return [w.proc.pid for w in list(box.backend._all) if w.proc is not None and w.alive]
+    return _runner.fork_server_pids()
 
 
 def _verify_worker_pids(workers: int) -> list[int]:

@@ -60,6 +60,16 @@ def sandbox() -> Sandbox:
         return _sandbox
 
 
+def fork_server_pids() -> list[int]:
+    """Process ids of the shared sandbox's fork servers (empty before its first use)."""
+    with _lock:
+        box = _sandbox
+    if box is None:
+        return []
+    pids = getattr(box.backend, "pids", None)  # the fork-server backend has them
+    return pids() if pids is not None else []
+
+
 def run_jobs(jobs: list[Job]) -> list[ExecResult] | Verdict:
     """Run ``jobs`` in the shared sandbox, or a failure verdict if the sandbox cannot run.
 
