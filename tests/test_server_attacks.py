@@ -373,3 +373,61 @@ def _quietly(fn, *args) -> None:
         fn(*args)
     except Exception:  # noqa: BLE001,S110 - the server goes away under it: expected
         pass
+
+
+def test_tls_and_a_token_over_loopback(tmp_path):
+    """The deployment recipe end to end: the CLI with a token file and TLS files, on 127.0.0.1."""
+    import shutil
+    import ssl
+    import urllib.error
+    import urllib.request
+
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=127.0.0.1",
+         "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", str(key), "-out", str(cert)],
+        check=True, capture_output=True, timeout=60,
+    )  # fmt: skip
+    tokens = tmp_path / "tokens"
+    tokens.write_text(f"# one per client\n{TOKEN}\n")
+    port = _free_port()
+    cmd = [sys.executable, "-m", "palaestra.cli", "serve", "--port", str(port), "--workers", "1",
+           "--token-file", str(tokens), "--ssl-certfile", str(cert), "--ssl-keyfile", str(key)]  # fmt: skip
+    env = {k: v for k, v in os.environ.items() if k != "PALAESTRA_TOKEN"}
+    server = subprocess.Popen(
+        cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, start_new_session=True
+    )
+    context = ssl.create_default_context(cafile=str(cert))
+    url = f"https://127.0.0.1:{port}/health"
+
+    def status(headers: dict[str, str]) -> int:
+        try:
+            with urllib.request.urlopen(
+                urllib.request.Request(url, headers=headers), context=context, timeout=10
+            ) as r:
+                return r.status
+        except urllib.error.HTTPError as exc:
+            return exc.code
+
+    try:
+        for _ in range(240):
+            try:
+                first = status({})
+                break
+            except OSError:
+                time.sleep(0.5)
+        else:
+            pytest.fail("the server did not start")
+        assert first == 401
+        assert status({"Authorization": f"Bearer {TOKEN}"}) == 200
+        with pytest.raises(OSError):  # plain HTTP on the TLS port is no way in
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=10)
+    finally:
+        server.send_signal(signal.SIGTERM)
+        try:
+            server.wait(timeout=90)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
