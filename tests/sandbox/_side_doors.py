@@ -256,18 +256,15 @@ _FILE_READER = """
 import os
 seen = []
 for top in ("..", ".", "../.."):
-    try:
-        for root, dirs, files in os.walk(top):
-            for name in files:
-                try:
-                    with open(os.path.join(root, name)) as f:
-                        seen.append(f.read(200))
-                except OSError:
-                    pass
-            if root.count("/") > 3:
-                break
-    except OSError:
-        pass
+    for root, dirs, files in os.walk(top):
+        if root.count("/") - top.count("/") >= 2:
+            dirs[:] = []  # two levels below each start are where a run could have written
+        for name in files:
+            try:
+                with open(os.path.join(root, name), errors="replace") as f:
+                    seen.append(f.read(200))
+            except (OSError, ValueError):
+                pass
 for target in ("..", "."):
     try:
         seen.append(os.getxattr(target, "user.persist").decode())
