@@ -1,11 +1,12 @@
-"""A ``verify_many`` worker process: ``python -m palaestra._verify_worker READ_FD WRITE_FD``.
+"""A ``verify_many`` worker process: ``python -m palaestra._verify_worker READ_FD WRITE_FD [MB]``.
 
 It imports palaestra once, then answers messages ``(forget, learn, pairs)`` from its parent:
 drop the tasks whose ids are in ``forget``; parse the tasks in ``learn`` (``(JSON text, module,
 file)``: a family registered outside palaestra's own modules and plugins is imported from its
 module, by name or else from its file); verify each ``(task id, response)`` of ``pairs`` in
 order, sending every verdict back as soon as it is decided. It exits when the parent closes
-the pipe.
+the pipe. With ``MB``, once its imports are done it limits its address space to what it then
+holds plus ``MB`` MiB (soft = hard: a verifier cannot raise it back).
 """
 
 from __future__ import annotations
@@ -17,18 +18,24 @@ import sys
 from multiprocessing.connection import Connection
 
 from palaestra.core import Task, Verdict
-from palaestra.registry import discover, is_registered, verify
+from palaestra.registry import discover, is_registered, make_task, rebuild, verify
 
 
-def serve(inbox: Connection, outbox: Connection) -> None:
+def serve(inbox: Connection, outbox: Connection, memory_mb: int | None = None) -> None:
     tasks: dict[str, Task] = {}
     discover()
+    if memory_mb is not None:
+        limit_address_space(memory_mb)
     outbox.send("ready")
     while True:
         try:
-            forget, learn, pairs = inbox.recv()
+            message = inbox.recv()
         except EOFError:
             return
+        if message[0] == "generate":
+            _generate(message[1], outbox)
+            continue
+        forget, learn, pairs = message
         for task_id in forget:
             tasks.pop(task_id, None)
         for text, module, path in learn:
@@ -42,6 +49,35 @@ def serve(inbox: Connection, outbox: Connection) -> None:
                 outbox.send(verdict)  # pickles in full before writing: a failure sends nothing
             except (pickle.PicklingError, TypeError, AttributeError):
                 outbox.send(_with_parsed_repr(verdict))
+
+
+def _generate(requests: list[tuple], outbox: Connection) -> None:
+    """Answer each ``("make", family, seed, level, knobs)`` or ``("rebuild", task JSON)`` with
+    ``("ok", task JSON)`` or ``("error", one line)``, as soon as it is made."""
+    for request in requests:
+        try:
+            if request[0] == "make":
+                _, family, seed, level, knobs = request
+                task = make_task(family, seed=seed, level=level, **knobs)
+            else:
+                task = rebuild(Task.from_json(request[1]))
+            outbox.send(("ok", task.to_json()))
+        except Exception as exc:  # noqa: BLE001 - the parent turns it into the client's 400
+            first = (str(exc).splitlines() or [""])[0][:300]
+            outbox.send(("error", f"{type(exc).__name__}: {first}"))
+
+
+def limit_address_space(extra_mb: int) -> None:
+    """RLIMIT_AS = the address space held now + ``extra_mb`` MiB (Linux; elsewhere nothing)."""
+    try:
+        import resource
+
+        with open("/proc/self/status") as f:
+            size = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:"))
+    except (ImportError, OSError, StopIteration):
+        return
+    limit = size + (int(extra_mb) << 20)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
 def _import_family_module(module: str, path: str | None) -> None:
@@ -72,4 +108,8 @@ def _with_parsed_repr(verdict: Verdict) -> Verdict:
 
 
 if __name__ == "__main__":
-    serve(Connection(int(sys.argv[1]), writable=False), Connection(int(sys.argv[2]), readable=False))
+    serve(
+        Connection(int(sys.argv[1]), writable=False),
+        Connection(int(sys.argv[2]), readable=False),
+        int(sys.argv[3]) if len(sys.argv) > 3 else None,
+    )

@@ -20,6 +20,12 @@ The verdicts are those :func:`palaestra.verify` gives, in order. Where the work 
   :meth:`Verdict.timed_out`; a worker that crashes answers ``verifier_error`` for the response
   it was checking; the responses queued behind either go to a fresh worker. No verdict is
   lost, and no signal is used, so any thread may call ``verify_many``, several at once.
+- A response whose worker died under it (or whose sandbox worker died) is graded once more on
+  a fresh worker; only a second crash is reported, as ``verifier_error`` (never as wrong).
+- ``deadline_s`` bounds the whole call: responses not yet started by then answer ``timeout``
+  and are never started; those running end within their own ``timeout_s``.
+- Workers run with a minimal environment (no variable of the caller's, tokens included) and,
+  where the platform allows, an address-space limit (``WORKER_MEMORY_MB``).
 """
 
 from __future__ import annotations
@@ -28,9 +34,11 @@ import atexit
 import collections
 import os
 import pickle
+import queue
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -44,6 +52,11 @@ DEFAULT_TIMEOUT_S = 60.0  # per verification; every family bounds itself well be
 START_TIMEOUT_S = 120.0  # a worker imports palaestra and its families once
 CACHED_TASKS = 4096  # tasks a worker keeps between calls (GRPO groups reuse them)
 MAX_CHUNK = 32  # responses sent to a worker in one message
+# Address space a worker may add to what it holds once started (a forged task cannot grow it
+# past this: the worker's allocation fails with MemoryError, a verifier_error verdict).
+WORKER_MEMORY_MB = 2048
+# The only variables a worker inherits: where to find palaestra and its temporary directory.
+_WORKER_ENV_KEEP = ("PATH", "PYTHONPATH", "HOME", "TMPDIR", "LANG", "LC_ALL")
 
 
 def verify_many(
@@ -52,6 +65,7 @@ def verify_many(
     *,
     workers: int | None = None,
     timeout_s: float | None = None,
+    deadline_s: float | None = None,
 ) -> list[Verdict]:
     """Verify ``responses[i]`` against ``tasks[i]`` for every ``i``; the verdicts, in order.
 
@@ -63,9 +77,30 @@ def verify_many(
             (no time bound beyond each family's own).
         timeout_s: wall-clock bound of one verification in a worker (default
             ``DEFAULT_TIMEOUT_S``); past it the verdict is ``timeout`` and the worker is replaced.
+        deadline_s: wall-clock bound of the whole call (default none); responses not started
+            by then answer ``timeout`` and are dropped from the queues, never run.
 
-    Thread-safe; calls from several threads share the same workers.
+    Thread-safe; calls from several threads share the same workers. A response whose worker
+    crashed under it is graded once more; a second crash is its ``verifier_error`` verdict.
     """
+    verdicts = _verify_once(tasks, responses, workers, timeout_s, deadline_s)
+    again = [i for i, v in enumerate(verdicts) if v.status == "verifier_error"]
+    if again and (deadline_s is None or deadline_s > 0):
+        retried = _verify_once(
+            [tasks[i] for i in again], [responses[i] for i in again], workers, timeout_s, deadline_s
+        )
+        for i, verdict in zip(again, retried, strict=True):
+            verdicts[i] = verdict
+    return verdicts
+
+
+def _verify_once(
+    tasks: Sequence[Task],
+    responses: Sequence[str],
+    workers: int | None,
+    timeout_s: float | None,
+    deadline_s: float | None,
+) -> list[Verdict]:
     tasks, responses = list(tasks), list(responses)
     if len(tasks) != len(responses):
         raise ValueError(f"{len(tasks)} tasks but {len(responses)} responses")
@@ -75,6 +110,8 @@ def verify_many(
     timeout = DEFAULT_TIMEOUT_S if timeout_s is None else float(timeout_s)
     if not timeout > 0:
         raise ValueError(f"timeout_s must be positive, got {timeout_s}")
+    if deadline_s is not None and not deadline_s > 0:
+        raise ValueError(f"deadline_s must be positive, got {deadline_s}")
     specs = [get(task.family) for task in tasks]  # unknown families raise here, as in verify
     if workers == 0:
         return [verify(task, response) for task, response in zip(tasks, responses, strict=True)]
@@ -92,7 +129,8 @@ def verify_many(
         _sandbox_threads().submit(_verify_into, call, i, tasks[i], responses[i])
     if call.pending:
         _pool(workers).submit(call.pending)
-    call.done.wait()
+    if not call.done.wait(deadline_s):
+        call.expire(f"not graded within the call's deadline of {deadline_s:g} s")
     return call.verdicts  # type: ignore[return-value]
 
 
@@ -101,8 +139,9 @@ def runs_programs(spec: FamilySpec) -> bool:
     return getattr(spec.impl, "sandbox_preload", None) is not None
 
 
-def shutdown() -> None:
-    """Stop every worker process and thread (they start again on the next call)."""
+def shutdown(wait: bool = True) -> None:
+    """Stop every worker process and thread (they start again on the next call).
+    ``wait=False`` does not wait for sandbox threads still running a program."""
     global _SANDBOX_THREADS
     with _POOLS_LOCK:
         pools = list(_POOLS.values())
@@ -111,7 +150,79 @@ def shutdown() -> None:
     for pool in pools:
         pool.close()
     if threads is not None:
-        threads.shutdown(wait=True)
+        threads.shutdown(wait=wait, cancel_futures=not wait)
+
+
+class GenerationPool:
+    """Worker processes that make tasks under a deadline that actually stops the work.
+
+    ``run(requests, deadline_s)`` sends ``("make", family, seed, level, knobs)`` and
+    ``("rebuild", task)`` requests to an idle worker and returns, per request, the Task or the
+    one-line error it raised (``ValueError`` and the like, as text). Past the deadline the
+    worker is killed (its generation with it) and ``TimeoutError`` is raised; a fresh worker
+    starts on the next use. Workers have the verify workers' empty environment and memory limit.
+    """
+
+    def __init__(self, size: int = 1) -> None:
+        self._idle: queue.SimpleQueue[_Worker] = queue.SimpleQueue()
+        self._all = [_Worker() for _ in range(max(1, int(size)))]
+        for worker in self._all:
+            self._idle.put(worker)
+
+    def warm(self) -> None:
+        """Start every worker now (each imports palaestra once)."""
+        for worker in self._all:
+            if worker.proc is None:
+                worker.start()
+
+    def run(self, requests: Sequence[tuple], deadline_s: float) -> list[Task | str]:
+        end = time.monotonic() + deadline_s
+        try:
+            worker = self._idle.get(timeout=max(deadline_s, 0.001))
+        except queue.Empty:
+            raise TimeoutError(f"no generation worker free within {deadline_s:g} s") from None
+        try:
+            return self._run_on(worker, requests, end, deadline_s)
+        finally:
+            if worker.proc is None:  # killed at its deadline: restart it off the request's path
+                threading.Thread(target=self._restart, args=(worker,), daemon=True).start()
+            else:
+                self._idle.put(worker)
+
+    def _restart(self, worker: _Worker) -> None:
+        try:
+            worker.start()
+        except OSError:
+            worker.stop()  # the next use starts it again
+        self._idle.put(worker)
+
+    def _run_on(self, worker: _Worker, requests: Sequence[tuple], end: float, deadline_s: float) -> list:
+        if worker.proc is None or worker.proc.poll() is not None:
+            worker.stop()
+            worker.start()
+            end = time.monotonic() + deadline_s  # the deadline bounds the generation, not the start
+        payload = [r if r[0] == "make" else ("rebuild", r[1].to_json()) for r in requests]
+        out: list[Task | str] = []
+        try:
+            worker.to_worker.send(("generate", payload))
+            for _ in payload:
+                if not worker.from_worker.poll(max(end - time.monotonic(), 0)):
+                    break
+                kind, text = worker.from_worker.recv()
+                out.append(Task.from_json(text) if kind == "ok" else text)
+        except (EOFError, OSError, pickle.UnpicklingError) as exc:
+            code = worker.stop()
+            raise RuntimeError(
+                f"the generation worker died (exit code {code}): {type(exc).__name__}"
+            ) from None
+        if len(out) < len(payload):
+            worker.stop()  # the generation stops with its process
+            raise TimeoutError(f"task generation ran past its {deadline_s:g} s deadline")
+        return out
+
+    def close(self) -> None:
+        for worker in self._all:
+            worker.stop()
 
 
 # --------------------------------------------------------------------------------------------
@@ -141,6 +252,14 @@ class _Call:
             if self._left == 0:
                 self.done.set()
 
+    def expire(self, reason: str) -> None:
+        """Answer ``timeout`` for every response still open; queued ones are then skipped."""
+        for index in range(len(self.verdicts)):
+            self.finish(index, Verdict.timed_out(reason, error="verify_many: deadline passed"))
+
+    def is_open(self, index: int) -> bool:
+        return self.verdicts[index] is None
+
 
 @dataclass
 class _Item:
@@ -151,6 +270,8 @@ class _Item:
 
 
 def _verify_into(call: _Call, index: int, task: Task, response: str) -> None:
+    if not call.is_open(index):  # its call's deadline passed while it waited: never start it
+        return
     try:
         verdict = verify(task, response)
     except BaseException as exc:  # noqa: BLE001 - verify catches Exception; keep the verdict anyway
@@ -188,10 +309,14 @@ def _pool(workers: int) -> _Pool:
         return pool
 
 
-def worker_pids() -> list[int]:
-    """Process ids of this process's verify workers (for operators and load tests)."""
+def worker_pids(workers: int | None = None) -> list[int]:
+    """Process ids of this process's verify workers (of the pool of ``workers`` workers, or of
+    every pool), for operators, load tests and benchmarks."""
     with _POOLS_LOCK:
-        pools = list(_POOLS.values())
+        if workers is None:
+            pools = list(_POOLS.values())
+        else:
+            pools = [_POOLS[workers]] if workers in _POOLS else []
     return [w.proc.pid for pool in pools for w in pool.workers if w.proc is not None]
 
 
@@ -245,7 +370,9 @@ class _Pool:
             if self.closed:
                 return None
             size = max(1, min(MAX_CHUNK, len(self.queue) // (2 * self.size)))
-            return [self.queue.popleft() for _ in range(min(size, len(self.queue)))]
+            chunk = [self.queue.popleft() for _ in range(min(size, len(self.queue)))]
+            # items whose call already expired are dropped here, never sent to a worker
+            return [item for item in chunk if item.call.is_open(item.index)]
 
     def _put_back(self, items: list[_Item]) -> None:
         with self.ready:
@@ -257,6 +384,8 @@ class _Pool:
             chunk = self._take()
             if chunk is None:
                 return
+            if not chunk:
+                continue
             try:
                 rest = worker.run(chunk)
             except BaseException as exc:  # noqa: BLE001 - a feeder must never die with items in hand
@@ -268,6 +397,14 @@ class _Pool:
                 continue
             if rest:
                 self._put_back(rest)
+
+
+def worker_environment() -> dict[str, str]:
+    """What a worker process inherits: palaestra's path, one math-library thread, nothing else
+    (no token, credential or other secret of the caller's environment)."""
+    env = {k: os.environ[k] for k in _WORKER_ENV_KEEP if k in os.environ}
+    env.update(OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    return env
 
 
 @dataclass
@@ -282,14 +419,20 @@ class _Worker:
     def start(self) -> None:
         down_r, down_w = os.pipe()
         up_r, up_w = os.pipe()
-        env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
         try:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "palaestra._verify_worker", str(down_r), str(up_w)],
+                [
+                    sys.executable,
+                    "-m",
+                    "palaestra._verify_worker",
+                    str(down_r),
+                    str(up_w),
+                    str(WORKER_MEMORY_MB),
+                ],
                 pass_fds=(down_r, up_w),
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
-                env=env,
+                env=worker_environment(),
                 close_fds=True,
             )
         finally:

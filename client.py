@@ -7,6 +7,7 @@ a server from any environment; :func:`remote_reward` wraps it as a TRL-style rew
 from __future__ import annotations
 
 import json
+import os
 import urllib.error
 import urllib.request
 from collections.abc import Sequence
@@ -16,17 +17,26 @@ from palaestra.core import Task, Verdict
 
 
 class Client:
-    """A standard-library client for ``palaestra serve`` (one keep-alive-free request per call)."""
+    """A standard-library client for ``palaestra serve`` (one keep-alive-free request per call).
 
-    def __init__(self, url: str = "http://127.0.0.1:8000", timeout_s: float = 300.0) -> None:
+    ``token``: the server's bearer token (default: the ``PALAESTRA_TOKEN`` environment variable).
+    """
+
+    def __init__(
+        self, url: str = "http://127.0.0.1:8000", timeout_s: float = 300.0, *, token: str | None = None
+    ) -> None:
         self.url, self.timeout_s = url.rstrip("/"), timeout_s
+        self.token = token if token is not None else os.environ.get("PALAESTRA_TOKEN") or None
 
     def _call(self, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
         data = None if body is None else json.dumps(body).encode()
+        headers = {"Content-Type": "application/json"}
+        if self.token:
+            headers["Authorization"] = f"Bearer {self.token}"
         request = urllib.request.Request(
             self.url + path,
             data=data,
-            headers={"Content-Type": "application/json"},
+            headers=headers,
             method="GET" if data is None else "POST",
         )
         try:
@@ -66,11 +76,13 @@ def _record(task: Any) -> Any:
     return task.to_dict() if isinstance(task, Task) else task
 
 
-def remote_reward(url: str = "http://127.0.0.1:8000", *, timeout_s: float | None = None) -> Any:
+def remote_reward(
+    url: str = "http://127.0.0.1:8000", *, timeout_s: float | None = None, token: str | None = None
+) -> Any:
     """A TRL-style reward function graded by a palaestra server (rows need ``extra_info``)."""
     from palaestra.rows import completion_text
 
-    client = Client(url)
+    client = Client(url, token=token)
 
     def palaestra_remote_reward(completions: list[Any], **columns: Any) -> list[float]:
         records = columns.get("extra_info") or columns.get("task")

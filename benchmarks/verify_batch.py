@@ -131,13 +131,10 @@ def hang_accounting(runs: list[tuple[float, ExecResult]]) -> dict[str, object]:
 
 def worker_cpu_seconds(workers: int) -> float:
     """CPU seconds used so far by the worker processes of the pool of ``workers``."""
-    pool = batch._POOLS.get(workers)
     total = 0.0
-    for worker in pool.workers if pool else ():
-        if worker.proc is None:
-            continue
+    for pid in batch.worker_pids(workers):
         try:
-            with open(f"/proc/{worker.proc.pid}/stat", "rb") as f:
+            with open(f"/proc/{pid}/stat", "rb") as f:
                 fields = f.read().rpartition(b")")[2].split()
             total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
         except OSError:

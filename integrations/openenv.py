@@ -11,8 +11,12 @@ The wire format is OpenEnv's: ``POST /reset {"seed", "episode_id", "options"}`` 
 ``GET /state?episode_id=`` answers ``{"episode_id", "step_count", ...}``; ``/ws`` takes ``{"type": "reset"|"step"|"state"|"close", "data": {...}}``
 and answers ``{"type": "observation"|"state"|"error", "data": {...}}``, one env per connection.
 
-Sessions: a ``/reset`` opens an episode under its ``episode_id`` (made up when not given) and
-later ``/step`` calls name it; many run at once (``max_sessions``, least recently used evicted).
+Sessions: a ``/reset`` opens an episode under an ``episode_id`` the server issues (a random
+UUID; an id the client sends is ignored) and later ``/step`` calls name it. The episode belongs
+to the client that opened it (its bearer token when the app has ``tokens``): another client's
+``/step`` or ``/state`` on it answers 404, as for an unknown id. Many run at once: each client
+keeps at most ``max_sessions_per_client`` (its own least recently used evicted), all clients
+together ``max_sessions`` (past it a new episode is refused 503).
 A ``/step`` without an ``episode_id`` is stateless: it needs ``seed`` (and ``options``), rebuilds
 that episode's first state and steps it once, which is all a single-turn task needs.
 """
@@ -29,7 +33,7 @@ import gymnasium
 from fastapi import Depends, FastAPI, HTTPException, WebSocket, WebSocketDisconnect
 
 import palaestra
-from palaestra.integrations.http_json import json_body
+from palaestra.integrations.http_json import Guard, client_of, json_body
 
 ACTION_SCHEMA = {
     "type": "object",
@@ -62,12 +66,10 @@ class _Session:
         self.done = True
         self.total_reward = 0.0
 
-    def reset(
-        self, seed: int | None, options: dict[str, Any] | None, episode_id: str | None
-    ) -> dict[str, Any]:
+    def reset(self, seed: int | None, options: dict[str, Any] | None) -> dict[str, Any]:
         with self.lock:
             text, info = self.env.reset(seed=seed, options=options or None)
-            self.episode_id = episode_id or str(uuid.uuid4())
+            self.episode_id = str(uuid.uuid4())  # issued here: a client never chooses one
             self.step_count, self.done, self.total_reward = 0, False, 0.0
             return _result(text, None, False, {**_jsonable(info), "episode_id": self.episode_id})
 
@@ -107,41 +109,61 @@ def _jsonable(info: Any) -> dict[str, Any]:
 
 
 class SessionStore:
-    """Sessions by episode id, least recently used evicted past ``max_sessions``."""
+    """Sessions by (client, episode id): each client keeps at most ``per_client`` (its own least
+    recently used evicted), all clients together at most ``max_sessions``."""
 
-    def __init__(self, env_id: str, env_kwargs: dict[str, Any], max_sessions: int) -> None:
+    def __init__(
+        self, env_id: str, env_kwargs: dict[str, Any], max_sessions: int, per_client: int | None = None
+    ) -> None:
         self.env_id, self.env_kwargs, self.max_sessions = env_id, env_kwargs, max_sessions
-        self._sessions: OrderedDict[str, _Session] = OrderedDict()
+        self.per_client = per_client or max_sessions
+        self._sessions: dict[str, OrderedDict[str, _Session]] = {}
         self._lock = threading.Lock()
 
     def new(self) -> _Session:
         return _Session(self.env_id, self.env_kwargs)
 
-    def put(self, session: _Session) -> None:
+    def put(self, client: str, session: _Session) -> None:
+        """Keep ``session`` for ``client``; raises LookupError when every place is taken by
+        other clients' episodes."""
+        evicted = []
         with self._lock:
-            self._sessions[session.episode_id] = session
-            self._sessions.move_to_end(session.episode_id)
-            while len(self._sessions) > self.max_sessions:
-                _, old = self._sessions.popitem(last=False)
-                old.close()
+            mine = self._sessions.setdefault(client, OrderedDict())
+            while len(mine) >= self.per_client:  # a client evicts only its own episodes
+                evicted.append(mine.popitem(last=False)[1])
+            if len(self) >= self.max_sessions:
+                raise LookupError(f"the server holds {self.max_sessions} episodes; try again later")
+            mine[session.episode_id] = session
+        for old in evicted:
+            old.close()
 
-    def get(self, episode_id: str) -> _Session:
+    def get(self, client: str, episode_id: str) -> _Session:
         with self._lock:
-            session = self._sessions.get(episode_id)
+            mine = self._sessions.get(client) or {}
+            session = mine.get(episode_id)
             if session is None:
                 raise KeyError(episode_id)
-            self._sessions.move_to_end(episode_id)
+            mine.move_to_end(episode_id)
             return session
 
     def __len__(self) -> int:
-        return len(self._sessions)
+        return sum(len(m) for m in self._sessions.values())
 
 
-def create_openenv_app(env_id: str, *, max_sessions: int = 256, **env_kwargs: Any) -> Any:
-    """A FastAPI app serving ``env_id`` with OpenEnv's HTTP and WebSocket protocol."""
+def create_openenv_app(
+    env_id: str,
+    *,
+    max_sessions: int = 256,
+    max_sessions_per_client: int = 64,
+    tokens: Any = (),
+    **env_kwargs: Any,
+) -> Any:
+    """An ASGI app serving ``env_id`` with OpenEnv's HTTP and WebSocket protocol (``tokens``:
+    accepted bearer tokens; none, no authentication)."""
     gymnasium.make(env_id, **env_kwargs).close()  # unknown ids and bad kwargs fail here, not per request
-    store = SessionStore(env_id, env_kwargs, max_sessions)
+    store = SessionStore(env_id, env_kwargs, max_sessions, max_sessions_per_client)
     app = FastAPI(title=f"palaestra OpenEnv: {env_id}", version=palaestra.__version__)
+    Client = Depends(client_of)
 
     async def in_thread(fn: Any, *args: Any) -> Any:
         return await asyncio.get_running_loop().run_in_executor(None, fn, *args)
@@ -168,19 +190,22 @@ def create_openenv_app(env_id: str, *, max_sessions: int = 256, **env_kwargs: An
         return {"action": ACTION_SCHEMA, "observation": OBSERVATION_SCHEMA, "state": STATE_SCHEMA}
 
     @app.post("/reset")
-    async def reset(body: dict[str, Any] = Depends(json_body)) -> dict[str, Any]:
+    async def reset(body: dict[str, Any] = Depends(json_body), client: str = Client) -> dict[str, Any]:
         session = await in_thread(store.new)
         try:
-            result = await in_thread(
-                session.reset, body.get("seed"), body.get("options"), body.get("episode_id")
-            )
-        except (ValueError, TypeError) as exc:
+            result = await in_thread(session.reset, body.get("seed"), body.get("options"))
+        except (ValueError, TypeError, KeyError) as exc:
+            session.close()
             raise HTTPException(status_code=422, detail=str(exc)) from None
-        store.put(session)
+        try:
+            store.put(client, session)
+        except LookupError as exc:
+            session.close()
+            raise HTTPException(status_code=503, detail=str(exc), headers={"Retry-After": "5"}) from None
         return result
 
     @app.post("/step")
-    async def step(body: dict[str, Any] = Depends(json_body)) -> dict[str, Any]:
+    async def step(body: dict[str, Any] = Depends(json_body), client: str = Client) -> dict[str, Any]:
         message = message_of(body.get("action"))
         episode_id = body.get("episode_id")
         if episode_id is None:  # stateless: rebuild the episode from its seed, step it once
@@ -189,13 +214,17 @@ def create_openenv_app(env_id: str, *, max_sessions: int = 256, **env_kwargs: An
                     status_code=422, detail="a /step without episode_id needs the episode's seed"
                 )
             session = await in_thread(store.new)
-            await in_thread(session.reset, body["seed"], body.get("options"), None)
             try:
+                await in_thread(session.reset, body["seed"], body.get("options"))
                 return await in_thread(session.step, message)
+            except (ValueError, TypeError, KeyError) as exc:
+                raise HTTPException(status_code=422, detail=str(exc)) from None
             finally:
                 session.close()
+        if not isinstance(episode_id, str):
+            raise HTTPException(status_code=422, detail="'episode_id' must be a string")
         try:
-            session = store.get(episode_id)
+            session = store.get(client, episode_id)
         except KeyError:
             raise HTTPException(
                 status_code=404, detail=f"no episode {episode_id!r} (reset first, or it was evicted)"
@@ -206,9 +235,9 @@ def create_openenv_app(env_id: str, *, max_sessions: int = 256, **env_kwargs: An
             raise HTTPException(status_code=409, detail=str(exc)) from None
 
     @app.get("/state")
-    async def state(episode_id: str) -> dict[str, Any]:
+    async def state(episode_id: str, client: str = Client) -> dict[str, Any]:
         try:
-            return store.get(episode_id).state()
+            return store.get(client, episode_id).state()
         except KeyError:
             raise HTTPException(status_code=404, detail=f"no episode {episode_id!r}") from None
 
@@ -222,9 +251,7 @@ def create_openenv_app(env_id: str, *, max_sessions: int = 256, **env_kwargs: An
                 kind, data = message.get("type"), message.get("data") or {}
                 try:
                     if kind == "reset":
-                        result = await in_thread(
-                            session.reset, data.get("seed"), data.get("options"), data.get("episode_id")
-                        )
+                        result = await in_thread(session.reset, data.get("seed"), data.get("options"))
                         await socket.send_json({"type": "observation", "data": result})
                     elif kind == "step":
                         text = data.get("message")
@@ -253,4 +280,6 @@ def create_openenv_app(env_id: str, *, max_sessions: int = 256, **env_kwargs: An
         finally:
             session.close()
 
-    return app
+    guarded = Guard(app, tokens=tokens)
+    guarded.fastapi = app
+    return guarded

@@ -9,7 +9,7 @@ See docs/sandbox.md for the threat model and the protection levels.
 """
 
 from .backends import Backend, BubblewrapBackend, ForkServerBackend
-from .executor import DeterminismReport, Sandbox
+from .executor import DeterminismReport, Limits, Sandbox
 from .info import sandbox_info_main
 from .probe import DEFAULT_MIN_LEVEL, LAYERS, MAX_LEVEL, ProbeReport, probe
 from .result import STATUSES, CallError, ExecResult, Job, SandboxError, SandboxUnavailable
@@ -24,6 +24,7 @@ __all__ = [
     "ForkServerBackend",
     "Job",
     "LAYERS",
+    "Limits",
     "MAX_LEVEL",
     "ProbeReport",
     "STATUSES",

@@ -20,6 +20,7 @@ _libc.syscall.restype = ctypes.c_long
 _libc.prctl.restype = ctypes.c_int
 _libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
 _libc.unshare.argtypes = [ctypes.c_int]
+_libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
 
 ARCH = platform.machine()
 
@@ -49,7 +50,9 @@ MS_NOSUID = 2
 MS_NODEV = 4
 MS_NOEXEC = 8
 MS_BIND = 4096
+MS_REMOUNT = 32
 MS_REC = 16384
+MNT_DETACH = 2
 MS_PRIVATE = 1 << 18
 
 
@@ -92,6 +95,10 @@ def mount(source: str, target: str, fstype: str | None, flags: int, data: str | 
             data.encode() if data else None,
         )
     )
+
+
+def umount(target: str, flags: int = 0) -> None:
+    _check(_libc.umount2(target.encode(), flags))
 
 
 def enter_user_namespace(uid: int, gid: int) -> None:
@@ -162,6 +169,9 @@ def set_rlimits(
 
 # x86_64 syscall numbers. Other architectures report seccomp as missing rather than guess.
 _SYS_X86_64 = {
+    "shmget": 29,
+    "shmat": 30,
+    "shmctl": 31,
     "socket": 41,
     "socketpair": 53,
     "clone": 56,
@@ -169,6 +179,14 @@ _SYS_X86_64 = {
     "vfork": 58,
     "execve": 59,
     "kill": 62,
+    "semget": 64,
+    "semop": 65,
+    "semctl": 66,
+    "shmdt": 67,
+    "msgget": 68,
+    "msgsnd": 69,
+    "msgrcv": 70,
+    "msgctl": 71,
     "ptrace": 101,
     "syslog": 103,
     "capset": 126,
@@ -202,9 +220,16 @@ _SYS_X86_64 = {
     "quotactl": 179,
     "nfsservctl": 180,
     "tkill": 200,
+    "semtimedop": 220,
     "lookup_dcookie": 212,
     "clock_settime": 227,
     "tgkill": 234,
+    "mq_open": 240,
+    "mq_unlink": 241,
+    "mq_timedsend": 242,
+    "mq_timedreceive": 243,
+    "mq_notify": 244,
+    "mq_getsetattr": 245,
     "kexec_load": 246,
     "add_key": 248,
     "request_key": 249,
@@ -220,6 +245,7 @@ _SYS_X86_64 = {
     "process_vm_readv": 310,
     "process_vm_writev": 311,
     "kcmp": 312,
+    "memfd_create": 319,
     "finit_module": 313,
     "kexec_file_load": 320,
     "bpf": 321,
@@ -260,8 +286,31 @@ _SYS = (
 _AUDIT_ARCH_X86_64 = 0xC000003E
 
 # Denied with EPERM: process creation and exec, tracing and other processes' memory, mounts and
-# namespaces, kernel keyrings/modules/BPF, clocks, io_uring (it would bypass this filter).
+# namespaces, kernel keyrings/modules/BPF, clocks, io_uring (it would bypass this filter);
+# SysV IPC and POSIX message queues (kernel objects that outlive the run and would carry data
+# to the next one); memfd_create (its pages are outside the address-space limit); socket()
+# itself, so no host pathname unix socket is reachable (socketpair stays, AF_UNIX only).
 DENIED_SYSCALLS = (
+    "socket",
+    "shmget",
+    "shmat",
+    "shmctl",
+    "shmdt",
+    "semget",
+    "semop",
+    "semctl",
+    "semtimedop",
+    "msgget",
+    "msgsnd",
+    "msgrcv",
+    "msgctl",
+    "mq_open",
+    "mq_unlink",
+    "mq_timedsend",
+    "mq_timedreceive",
+    "mq_notify",
+    "mq_getsetattr",
+    "memfd_create",
     "fork",
     "vfork",
     "execve",
@@ -361,7 +410,7 @@ class SeccompProgram:
 
     The filter allows everything except the list above, with argument checks for the calls
     programs legitimately need in a restricted form: ``clone`` only for threads (CLONE_THREAD
-    and no namespace flags), ``socket``/``socketpair`` only for AF_UNIX, and signals only to
+    and no namespace flags), ``socketpair`` only for AF_UNIX (``socket`` not at all), and signals only to
     the program itself. ``clone3`` answers ENOSYS so glibc falls back to ``clone``, whose flags
     a classic BPF filter can read (clone3 passes them in memory, out of its reach).
     """
@@ -413,7 +462,6 @@ def _filter_source(allow_exec: bool, own_pid_signals: bool) -> list[tuple]:
     src += [
         ("jeq", s["clone3"], "enosys", None),
         ("jeq", s["clone"], "clone", None),
-        ("jeq", s["socket"], "socket", None),
         ("jeq", s["socketpair"], "socket", None),
     ]
     if own_pid_signals:

@@ -49,6 +49,7 @@ class Server:
         self.userns = False
         self.ruleset_fd: int | None = None
         self.seccomp: hd.SeccompProgram | None = None
+        self.per_run_mounts = False  # a fresh tmpfs per run (needs our own mount namespace)
 
     # ---------------------------------------------------------------- start-up (once)
 
@@ -73,7 +74,7 @@ class Server:
         return True
 
     def _enter_namespaces(self) -> None:
-        for layer in ("user_ns", "mount_ns", "net_ns"):
+        for layer in ("user_ns", "mount_ns", "net_ns", "ipc_ns"):
             self.layers[layer] = False
         if not self.cfg.get("namespaces", True):
             return
@@ -84,15 +85,26 @@ class Server:
         if os.geteuid() == 0:  # real root, or root inside our own user namespace
             self.layers["mount_ns"] = self._try("mount_ns", self._private_mounts)
             self.layers["net_ns"] = self._try("net_ns", hd.unshare, hd.CLONE_NEWNET)
+            # SysV IPC is refused by seccomp; a private IPC namespace also keeps any object a
+            # lower level lets through (and POSIX queues) off the host, and it dies with us.
+            self.layers["ipc_ns"] = self._try("ipc_ns", hd.unshare, hd.CLONE_NEWIPC)
 
     def _private_mounts(self) -> None:
         hd.unshare(hd.CLONE_NEWNS)
         hd.mount("none", "/", None, hd.MS_REC | hd.MS_PRIVATE)
         if self.cfg.get("uid") is not None:
             _expose_interpreter(self.scratch)
-        # The scratch quota: a tmpfs with a size and an inode cap, visible only in here.
-        opts = f"size={int(self.cfg['scratch_mb'])}m,nr_inodes={int(self.cfg['scratch_files'])},mode=0755"
-        hd.mount("tmpfs", self.scratch, "tmpfs", hd.MS_NOSUID | hd.MS_NODEV, opts)
+        # The scratch root: a tiny tmpfs, visible only in here, holding one empty mount point
+        # and then made read-only, so a program (the owner of it in user-namespace mode) can
+        # neither leave files beside its run directory nor change its modes or xattrs. Each run
+        # gets a fresh tmpfs on that mount point with the scratch quota (see _fresh_rundir).
+        hd.mount(
+            "tmpfs", self.scratch, "tmpfs", hd.MS_NOSUID | hd.MS_NODEV, "size=64k,nr_inodes=16,mode=0755"
+        )
+        os.mkdir(os.path.join(self.scratch, "run"), 0o755)
+        flags = hd.MS_REMOUNT | hd.MS_RDONLY | hd.MS_NOSUID | hd.MS_NODEV
+        hd.mount("tmpfs", self.scratch, "tmpfs", flags, "size=64k,nr_inodes=16,mode=0755")
+        self.per_run_mounts = True
         if os.path.isdir("/dev/shm"):  # shared memory files would outlive the run: hide them
             hd.mount("tmpfs", "/dev/shm", "tmpfs", hd.MS_NOSUID | hd.MS_NODEV | hd.MS_RDONLY, "size=4k")
 
@@ -121,11 +133,7 @@ class Server:
     # ---------------------------------------------------------------- one job
 
     def run_job(self, header: dict, blobs: list[bytearray]) -> tuple[dict, _Sink, _Sink]:
-        rundir = os.path.join(self.scratch, "run")
-        _remove_tree(rundir)
-        os.mkdir(rundir, 0o700)
-        if self.uid is not None:
-            os.chown(rundir, self.uid, self.uid)
+        rundir = self._fresh_rundir()
         stdin_fd = os.memfd_create("stdin")
         os.write(stdin_fd, blobs[1])
         os.lseek(stdin_fd, 0, os.SEEK_SET)
@@ -143,10 +151,40 @@ class Server:
         finally:
             for fd in (out_r, err_r, ready_r):
                 os.close(fd)
-        anomaly = not _remove_tree(rundir)
+        anomaly = not self._discard_rundir(rundir)
         result, out, err = outcome
         result["anomaly"] = anomaly or result.pop("stray", False)
         return result, out, err
+
+    def _fresh_rundir(self) -> str:
+        """An empty run directory on a scratch root that no earlier run has touched."""
+        rundir = os.path.join(self.scratch, "run")
+        owner = 0 if self.uid is None else self.uid
+        if self.per_run_mounts:
+            opts = (
+                f"size={int(self.cfg['scratch_mb'])}m,nr_inodes={int(self.cfg['scratch_files'])},"
+                f"mode=0700,uid={owner},gid={owner}"
+            )
+            hd.mount("tmpfs", rundir, "tmpfs", hd.MS_NOSUID | hd.MS_NODEV, opts)
+            return rundir
+        # No mount namespace: the scratch root is a plain host directory. Empty all of it (not
+        # only the run directory), so nothing a program put beside its run survives.
+        _clear_dir(self.scratch)
+        os.chmod(self.scratch, 0o755)
+        os.mkdir(rundir, 0o700)
+        if self.uid is not None:
+            os.chown(rundir, self.uid, self.uid)
+        return rundir
+
+    def _discard_rundir(self, rundir: str) -> bool:
+        """Drop the run's scratch; False if anything of it is left."""
+        if self.per_run_mounts:
+            try:
+                hd.umount(rundir, hd.MNT_DETACH)
+            except OSError:
+                return False
+            return not os.listdir(rundir)
+        return _clear_dir(self.scratch)
 
     def _supervise(self, pid: int, header: dict, out_r: int, err_r: int, ready_r: int, start: float):
         pidfd = os.pidfd_open(pid)
@@ -535,6 +573,13 @@ def _kill_tree(pid: int) -> None:
             kill(pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+
+
+def _clear_dir(path: str) -> bool:
+    """Remove every entry of ``path`` (not ``path`` itself); True if it is empty after."""
+    for name in os.listdir(path):
+        _remove_tree(os.path.join(path, name))
+    return not os.listdir(path)
 
 
 def _remove_tree(path: str) -> bool:

@@ -272,6 +272,12 @@ class ForkServerBackend(Backend):
             self._idle.put(self._new_worker(index))
         self._start_all()
 
+    def pids(self) -> list[int]:
+        """Process ids of the running fork servers (for operators and fault-injection tests)."""
+        with self._lock:
+            workers = list(self._all)
+        return [w.proc.pid for w in workers if w.proc is not None and w.alive]
+
     def uids(self) -> list[int]:
         """The uids this pool's programs run as (empty when not root)."""
         return [] if self.uid_base is None else [self.uid_base + i for i in range(self.slots)]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import math
 import os
 import secrets
 import threading
@@ -13,9 +15,51 @@ from typing import Any
 
 from .backends import Backend, BubblewrapBackend, ForkServerBackend, ForkServerWorker
 from .probe import DEFAULT_MIN_LEVEL, MAX_LEVEL, ProbeReport, probe
-from .result import CallError, ExecResult, Job, SandboxUnavailable
+from .result import CallError, ExecResult, Job, SandboxUnavailable, wall_backstop
 
 JSONValue = Any
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The most any one program may get, whatever its job asks for (a task's knobs, a client's
+    request): a larger request is clamped to these, so a forged or hostile task cannot hold a
+    worker longer or use more memory than the operator allowed."""
+
+    max_timeout_s: float = 60.0  # CPU seconds
+    max_wall_timeout_s: float = 181.0  # wall-clock backstop (3 x 60 s + 1 s)
+    max_memory_mb: int = 4096
+    max_output_bytes: int = 16 << 20
+
+    def clamp(self, job: Job) -> Job:
+        """``job`` with every limit at most the maximum (invalid values are left for the
+        backend to refuse)."""
+        changes: dict[str, Any] = {}
+        for name, most in (
+            ("timeout_s", self.max_timeout_s),
+            ("memory_mb", self.max_memory_mb),
+            ("output_limit_bytes", self.max_output_bytes),
+        ):
+            value = _number(getattr(job, name))
+            if value is not None and value > most:
+                changes[name] = type(most)(most)
+        job = dataclasses.replace(job, **changes) if changes else job
+        cpu = _number(job.timeout_s)
+        if job.wall_timeout_s is not None:
+            wall = _number(job.wall_timeout_s)
+        else:
+            wall = None if cpu is None else wall_backstop(cpu)
+        if wall is not None and wall > self.max_wall_timeout_s:
+            job = dataclasses.replace(job, wall_timeout_s=self.max_wall_timeout_s)
+        return job
+
+
+def _number(value: Any) -> float | None:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
 
 
 @dataclass(frozen=True)
@@ -60,6 +104,7 @@ class Sandbox:
         scratch_files: int = 512,
         max_runs_per_worker: int = 1000,
         hash_seed: int | None = None,
+        limits: Limits | None = None,
     ) -> None:
         if not 0 <= min_level <= MAX_LEVEL:
             raise ValueError(f"min_level must be in 0..{MAX_LEVEL}")
@@ -70,6 +115,7 @@ class Sandbox:
         if self.level < min_level:
             raise SandboxUnavailable(_unavailable_message(self.report, min_level))
         self._preload = tuple(preload)
+        self.limits = limits or Limits()
         self._scratch = (scratch_mb, scratch_files)
         self._pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
@@ -120,7 +166,7 @@ class Sandbox:
     def _execute(self, job: Job) -> ExecResult:
         if self._closed:
             raise RuntimeError("the sandbox is closed")
-        return self.backend.execute(job)
+        return self.backend.execute(self.limits.clamp(job))
 
     def _executor(self) -> ThreadPoolExecutor:
         with self._pool_lock:
@@ -195,7 +241,7 @@ class Sandbox:
             hash_seed=hash_seed,
         )
         try:
-            return backend.execute(job)
+            return backend.execute(self.limits.clamp(job))
         finally:
             backend.close()
 
@@ -245,4 +291,4 @@ def _unavailable_message(report: ProbeReport, min_level: int) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["Sandbox", "DeterminismReport", "ForkServerWorker"]
+__all__ = ["Sandbox", "DeterminismReport", "ForkServerWorker", "Limits"]

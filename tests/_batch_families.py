@@ -28,7 +28,11 @@ class ProbeKnobs(Knobs):
     domain="arithmetic",
     knobs=ProbeKnobs,
     levels={k: ProbeKnobs() for k in range(1, 11)},
-    description="Echo a number (test family: 'crash' kills the verifier, 'hang' stalls it).",
+    description=(
+        "Echo a number (test family: 'crash' kills the verifier, 'hang' stalls it, 'mark:PATH' "
+        "creates PATH, 'crash-once:PATH' kills the verifier unless PATH exists, 'env' reports "
+        "the worker's environment and address-space limit)."
+    ),
 )
 class BatchProbe(Family):
     def generate(self, knobs: ProbeKnobs, rng: np.random.Generator) -> TaskDraft:
@@ -42,6 +46,22 @@ class BatchProbe(Family):
             time.sleep(3600)
         if response == "raise":
             raise RuntimeError("verifier bug")
+        if response.startswith("mark:"):
+            open(response[5:], "w").close()
+        if response.startswith("crash-once:"):
+            if not os.path.exists(response[11:]):
+                open(response[11:], "w").close()
+                os._exit(3)
+            return Verdict.right(parsed=response)
+        if response == "env":
+            import json
+            import resource
+
+            report = {
+                "env": sorted(os.environ.items()),
+                "rlimit_as": resource.getrlimit(resource.RLIMIT_AS)[1],
+            }
+            return Verdict.wrong(json.dumps(report))
         return Verdict.right(parsed=response) if response == task.answer else Verdict.wrong("not the number")
 
     def solve_exact(self, task: Task) -> SolverRun:

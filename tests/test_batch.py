@@ -99,6 +99,52 @@ def test_a_task_travels_to_a_worker_once():
     assert [text for text, _, _ in learn] == [other.to_json()]
 
 
+def test_a_deadline_stops_the_work(probe, tmp_path):
+    # Review: a request past its wait bound was answered, but its work kept running. Responses
+    # not started by the deadline are now dropped from the queue and never run.
+    tasks = [palaestra.make_task(probe.NAME, seed=s) for s in range(12)]
+    marks = [tmp_path / f"m{i}" for i in range(11)]
+    responses = ["hang", *(f"mark:{m}" for m in marks)]
+    verdicts = verify_many(tasks, responses, workers=1, timeout_s=5.0, deadline_s=1.0)
+    assert [v.status for v in verdicts] == ["timeout"] * 12
+    assert all("deadline" in v.error for v in verdicts)
+    # a later call queues behind whatever is left (one worker, first in first out): once it is
+    # graded, the dropped responses would have run if they had stayed in the queue
+    assert verify_many(tasks[:1], [tasks[0].answer], workers=1)[0].correct
+    assert not any(m.exists() for m in marks), "responses queued behind the deadline were still run"
+    with pytest.raises(ValueError, match="deadline_s"):
+        verify_many(tasks[:1], ["x"], deadline_s=0)
+
+
+def test_a_response_whose_worker_died_is_graded_once_more(probe, tmp_path):
+    task = palaestra.make_task(probe.NAME, seed=1)
+    flag = tmp_path / "crashed"
+    (verdict,) = verify_many([task], [f"crash-once:{flag}"], workers=1)
+    assert flag.exists() and verdict.status == "correct"  # it crashed once, then was graded
+    (verdict,) = verify_many([task], ["crash"], workers=1)
+    assert verdict.status == "verifier_error" and "died" in verdict.error  # twice: reported
+
+
+def test_workers_have_an_empty_environment_and_a_memory_limit(probe, monkeypatch):
+    import json
+
+    from palaestra import batch
+
+    monkeypatch.setenv("PALAESTRA_TOKEN", "token-that-must-not-reach-a-verifier")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "aws-secret-that-must-not-reach-a-verifier")
+    batch.shutdown()  # fresh workers, started with this environment
+    task = palaestra.make_task(probe.NAME, seed=1)
+    (verdict,) = verify_many([task], ["env"], workers=1)
+    report = json.loads(verdict.reason)
+    names = {name for name, _ in report["env"]}
+    assert "PALAESTRA_TOKEN" not in names and "AWS_SECRET_ACCESS_KEY" not in names
+    threads = {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"}
+    set_by_the_worker_itself = {"PYGAME_HIDE_SUPPORT_PROMPT"}  # an import in the worker sets it
+    assert names <= {*batch._WORKER_ENV_KEEP, *threads, *set_by_the_worker_itself}, names
+    assert 0 < report["rlimit_as"] < (64 << 30)  # limited (RLIM_INFINITY is -1)
+    batch.shutdown()
+
+
 def test_arguments_are_checked():
     task = palaestra.make_task("expression", seed=1)
     with pytest.raises(ValueError, match="1 tasks but 2 responses"):

@@ -60,16 +60,44 @@ def sandbox() -> Sandbox:
         return _sandbox
 
 
+def fork_server_pids() -> list[int]:
+    """Process ids of the shared sandbox's fork servers (empty before its first use)."""
+    with _lock:
+        box = _sandbox
+    if box is None:
+        return []
+    pids = getattr(box.backend, "pids", None)  # the fork-server backend has them
+    return pids() if pids is not None else []
+
+
 def run_jobs(jobs: list[Job]) -> list[ExecResult] | Verdict:
-    """Run ``jobs`` in the shared sandbox, or a failure verdict if the sandbox cannot run."""
+    """Run ``jobs`` in the shared sandbox, or a failure verdict if the sandbox cannot run.
+
+    A job whose sandbox worker died under it (not the program's own doing) runs once more on
+    a fresh worker; if that dies too, :func:`failed_run` reports it as the verifier's failure.
+    """
     try:
-        return sandbox().run_many(jobs)
+        results = sandbox().run_many(jobs)
+        again = [i for i, r in enumerate(results) if worker_died(r)]
+        if again:
+            for i, result in zip(again, sandbox().run_many([jobs[i] for i in again]), strict=True):
+                results[i] = result
+        return results
     except (SandboxError, OSError, RuntimeError) as exc:
         return Verdict.failure(error=f"sandbox unavailable: {type(exc).__name__}: {exc}")
 
 
+def worker_died(result: ExecResult) -> bool:
+    """True when the sandbox lost the program's worker (the fork server died or stopped
+    answering): the program got no verdict of its own. A program killed by a signal has an
+    exit code; these results have none."""
+    return result.status == "killed" and result.exit_code is None
+
+
 def failed_run(result: ExecResult, what: str) -> Verdict:
     """The verdict for a submitted program that did not finish normally (timeout, crash, ...)."""
+    if worker_died(result):  # our failure, not the model's: never graded as a wrong answer
+        return Verdict.failure(error=f"{what}: the sandbox worker died: {result.stderr[:200]}")
     if result.status in _LIMITS:
         # the model's program ran out of a limit: a wrong answer (the model's failure, not the
         # verifier's), with the limit named in the reason; never the measured time, which

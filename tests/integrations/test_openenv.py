@@ -49,20 +49,21 @@ def test_http_sessions_reset_step_state(expression):
     other = ResetResponse.model_validate(expression.post("/reset", json={"seed": 6}).json())
     assert first.done is False and first.reward is None
     assert "expression" in first.observation["text"]
-    assert first.observation["metadata"]["episode_id"] == "a"
+    mine = first.observation["metadata"]["episode_id"]
+    assert mine != "a"  # the server issues episode ids; a client's own is ignored
     other_id = other.observation["metadata"]["episode_id"]
-    assert other_id != "a"
-    step_body = StepRequest(action={"message": answer_for(5)}, episode_id="a").model_dump()
+    assert other_id != mine
+    step_body = StepRequest(action={"message": answer_for(5)}, episode_id=mine).model_dump()
     stepped = StepResponse.model_validate(expression.post("/step", json=step_body).json())
     assert stepped.reward == 1.0 and stepped.done is True
-    state = State.model_validate(expression.get("/state", params={"episode_id": "a"}).json())
-    assert state.episode_id == "a" and state.step_count == 1
+    state = State.model_validate(expression.get("/state", params={"episode_id": mine}).json())
+    assert state.episode_id == mine and state.step_count == 1
     assert (
         expression.get("/state", params={"episode_id": other_id}).json()["step_count"] == 0
     )  # sessions apart
-    assert expression.post("/step", json={"action": {"message": "x"}, "episode_id": "a"}).status_code == 409
+    assert expression.post("/step", json={"action": {"message": "x"}, "episode_id": mine}).status_code == 409
     assert expression.post("/step", json={"action": {"message": "x"}, "episode_id": "zz"}).status_code == 404
-    assert expression.post("/step", json={"action": {"text": "x"}, "episode_id": "a"}).status_code == 422
+    assert expression.post("/step", json={"action": {"text": "x"}, "episode_id": mine}).status_code == 422
 
 
 def test_stateless_step_rebuilds_the_episode_from_its_seed(expression):
@@ -91,11 +92,66 @@ def test_websocket_session_plays_a_game():
 
 
 def test_eviction_keeps_the_newest_sessions():
-    client = TestClient(create_openenv_app("palaestra/Expression-v0", max_sessions=2))
-    for name in ("a", "b", "c"):
-        client.post("/reset", json={"seed": 1, "episode_id": name})
-    assert client.get("/state", params={"episode_id": "a"}).status_code == 404
-    assert client.get("/state", params={"episode_id": "c"}).status_code == 200
+    client = TestClient(create_openenv_app("palaestra/Expression-v0", max_sessions_per_client=2))
+    ids = [
+        client.post("/reset", json={"seed": 1}).json()["observation"]["metadata"]["episode_id"]
+        for _ in range(3)
+    ]
+    assert client.get("/state", params={"episode_id": ids[0]}).status_code == 404
+    assert client.get("/state", params={"episode_id": ids[2]}).status_code == 200
+
+
+TOKENS = ["victim-token-0123456789abcdef", "attacker-token-0123456789abcdef"]
+
+
+def test_an_episode_belongs_to_the_client_that_opened_it():
+    """Review: one client could reset another's episode (ids were the client's choice), and 300
+    resets evicted a victim's session. Ids are now issued by the server and bound to the token;
+    a client's resets evict only its own episodes."""
+    client = TestClient(
+        create_openenv_app("palaestra/Expression-v0", tokens=TOKENS, max_sessions_per_client=4)
+    )
+    victim, attacker = ({"Authorization": f"Bearer {t}"} for t in TOKENS)
+    assert client.post("/reset", json={"seed": 5}).status_code == 401
+    assert (
+        client.post("/reset", json={"seed": 5}, headers={"Authorization": "Bearer wrong"}).status_code == 401
+    )
+    opened = client.post("/reset", json={"seed": 5, "episode_id": "v"}, headers=victim).json()
+    episode = opened["observation"]["metadata"]["episode_id"]
+    # the attacker names the victim's episode: as if it did not exist
+    hijack = {"action": {"message": answer_for(5)}, "episode_id": episode}
+    assert client.post("/step", json=hijack, headers=attacker).status_code == 404
+    assert client.get("/state", params={"episode_id": episode}, headers=attacker).status_code == 404
+    assert client.post("/reset", json={"seed": 6, "episode_id": episode}, headers=attacker).status_code == 200
+    for _ in range(30):  # a reset flood evicts only the attacker's own episodes
+        assert client.post("/reset", json={"seed": 1}, headers=attacker).status_code == 200
+    state = client.get("/state", params={"episode_id": episode}, headers=victim).json()
+    assert state == {"episode_id": episode, "step_count": 0, "done": False, "total_reward": 0.0}
+    stepped = client.post("/step", json=hijack, headers=victim).json()
+    assert stepped["reward"] == 1.0
+
+
+def test_a_full_server_refuses_new_episodes_without_evicting_others():
+    client = TestClient(create_openenv_app("palaestra/Expression-v0", tokens=TOKENS, max_sessions=2))
+    victim, attacker = ({"Authorization": f"Bearer {t}"} for t in TOKENS)
+    kept = client.post("/reset", json={"seed": 1}, headers=victim).json()["observation"]["metadata"][
+        "episode_id"
+    ]
+    assert client.post("/reset", json={"seed": 1}, headers=attacker).status_code == 200
+    full = client.post("/reset", json={"seed": 1}, headers=attacker)
+    assert full.status_code == 503 and full.headers["Retry-After"]
+    assert client.get("/state", params={"episode_id": kept}, headers=victim).status_code == 200
+
+
+def test_the_websocket_needs_the_token_too():
+    from starlette.websockets import WebSocketDisconnect
+
+    client = TestClient(create_openenv_app("palaestra/Expression-v0", tokens=TOKENS))
+    with pytest.raises(WebSocketDisconnect), client.websocket_connect("/ws") as ws:
+        ws.receive_json()
+    with client.websocket_connect("/ws", headers={"Authorization": f"Bearer {TOKENS[0]}"}) as ws:
+        ws.send_json({"type": "reset", "data": {"seed": 0}})
+        assert ws.receive_json()["type"] == "observation"
 
 
 @pytest.fixture

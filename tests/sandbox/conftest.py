@@ -29,6 +29,7 @@ def load_local(name: str):
 
 
 attacks = load_local("_attacks")
+load_local("_side_doors")
 # A secret in the supervisor's environment before any worker starts: it must never come out.
 os.environ.setdefault(attacks.SECRET_ENV, "palaestra-secret-" + secrets.token_hex(12))
 

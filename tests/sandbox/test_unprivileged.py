@@ -53,20 +53,22 @@ def _private_ancestor(path: str) -> str | None:
     return None
 
 
-def _nobody_command(tmp: str) -> list[str]:
+def _nobody_command(tmp: str, args: list[str] = SUBSET) -> list[str]:
     """unshare a mount namespace, make the interpreter reachable for nobody, drop to 65534."""
-    prefix = os.path.realpath(sys.prefix)
-    hidden = _private_ancestor(prefix)
+    # A virtualenv's base interpreter may live under a private directory too (pyenv in /root):
+    # hold every prefix, cover each private ancestor once, then bind every prefix back.
+    prefixes = sorted({os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)})
+    plan = [(p, _private_ancestor(p)) for p in prefixes]
+    plan = [(p, h) for p, h in plan if h]
     steps = ["set -e"]
-    if hidden:  # e.g. pyenv under /root (0700): show only the prefix, as the fork server does
-        hold = os.path.join(tmp, "hold")
-        steps += [
-            f"mkdir -p {hold}",
-            f"mount --bind {prefix} {hold}",
-            f"mount -t tmpfs -o mode=0755,size=64k tmpfs {hidden}",
-            f"mkdir -p {prefix}",
-            f"mount --bind {hold} {prefix}",
-        ]
+    for i, (prefix, _) in enumerate(plan):
+        hold = os.path.join(tmp, f"hold{i}")
+        steps += [f"mkdir -p {hold}", f"mount --bind {prefix} {hold}"]
+    for hidden in sorted({h for _, h in plan}):
+        steps.append(f"mount -t tmpfs -o mode=0755,size=64k tmpfs {hidden}")
+    for i, (prefix, _) in enumerate(plan):
+        hold = os.path.join(tmp, f"hold{i}")
+        steps += [f"mkdir -p {prefix}", f"mount --bind {hold} {prefix}"]
     steps.append('exec setpriv --reuid 65534 --regid 65534 --clear-groups --inh-caps=-all "$@"')
     script = "; ".join(steps)
     runner = os.path.join(HERE, "_run_as_nobody.py")
@@ -81,30 +83,56 @@ def _nobody_command(tmp: str) -> list[str]:
         "sh",
         sys.executable,
         runner,
-        *SUBSET,
+        *args,
     ]
 
 
-def test_subset_as_uid_65534(tmp_path):
+def _require_root_and_tools(what: str) -> None:
     if os.geteuid() != 0:
-        attacks.skip_counted(
-            "uid 65534 subset: needs root to switch to uid 65534 (this run is already unprivileged)"
-        )
+        attacks.skip_counted(f"{what}: needs root to switch to uid 65534 (this run is already unprivileged)")
     for tool in ("unshare", "setpriv"):
         if shutil.which(tool) is None:
-            attacks.skip_counted(f"uid 65534 subset: `{tool}` (util-linux) is not installed")
+            attacks.skip_counted(f"{what}: `{tool}` (util-linux) is not installed")
+
+
+def _run_as_nobody(tmp_path, args: list[str]) -> dict:
     os.chmod(tmp_path, 0o755)
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": "/tmp",
         attacks.SECRET_ENV: os.environ[attacks.SECRET_ENV],
     }
+    if "PYTHONPATH" in os.environ:  # the checkout under test, not whatever the venv installed
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     proc = subprocess.run(
-        _nobody_command(str(tmp_path)), capture_output=True, text=True, env=env, timeout=170, cwd="/"
+        _nobody_command(str(tmp_path), args), capture_output=True, text=True, env=env, timeout=170, cwd="/"
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["uid"] == out["euid"] == NOBODY
+    return out
+
+
+def test_side_doors_as_uid_65534(tmp_path):
+    # User-namespace mode: the program is uid 0 of its namespace and owns its scratch, which
+    # is how a file written to ../PERSIST reached the next two runs.
+    _require_root_and_tools("uid 65534 side doors")
+    out = _run_as_nobody(tmp_path, ["--side-doors"])
+    print(f"as uid 65534: protection level {out['level']}, privdrop {out['privdrop_mode']}")
+    if out["level"] < 2:
+        attacks.skip_counted(f"uid 65534 side doors: level {out['level']} < 2 as nobody")
+    assert out["privdrop_mode"] == "userns" or out["level"] < 3, out
+    results = out["results"]
+    assert set(results) == {"sysv_ipc", "unix_sockets", "memfd", "files_across_runs"}
+    for name, res in results.items():
+        print(name, res["found"])
+    failures = {name: res for name, res in results.items() if res["violations"]}
+    assert not failures, failures
+
+
+def test_subset_as_uid_65534(tmp_path):
+    _require_root_and_tools("uid 65534 subset")
+    out = _run_as_nobody(tmp_path, SUBSET)
     print(f"as uid 65534: protection level {out['level']}, missing {out['missing']}")
     if out["level"] < 1:
         attacks.skip_counted(f"uid 65534 subset: no sandbox level available to nobody: {out['missing']}")

@@ -1,0 +1,70 @@
+"""Workers killed under load must cost no correct answer its reward.
+
+Review: 3 SIGKILLs of sandbox fork servers made 3 correct programs (of 1,187) score 0: a program
+whose fork server died was reported ``killed`` and graded wrong. Now a response whose worker
+(verify process or sandbox fork server) died under it is graded once more; only a second death
+would be reported, and as ``verifier_error``, never as a wrong answer.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import palaestra
+from palaestra import batch
+from palaestra.generators.code import shared_sandbox
+
+
+def _batch() -> tuple[list[palaestra.Task], list[str]]:
+    tasks, responses = [], []
+    for family, level, seeds in (("function_induction", 1, 40), ("expression", 3, 40), ("sudoku", 2, 20)):
+        impl = palaestra.get(family).impl
+        for seed in range(seeds):
+            task = palaestra.make_task(family, seed=seed, level=level)
+            tasks.append(task)
+            responses.append(impl.reference_response(task))
+    return tasks * 2, responses * 2
+
+
+def _fork_server_pids() -> list[int]:
+    return shared_sandbox.fork_server_pids()
+
+
+def _verify_worker_pids(workers: int) -> list[int]:
+    return batch.worker_pids(workers)
+
+
+def test_sigkilled_workers_cost_no_correct_answer():
+    tasks, responses = _batch()
+    expected = [palaestra.verify(t, r).status for t, r in zip(tasks, responses, strict=True)]
+    assert set(expected) == {"correct"}
+    result: list[list[palaestra.Verdict]] = []
+    grader = threading.Thread(
+        target=lambda: result.append(palaestra.verify_many(tasks, responses, workers=2))
+    )
+    killed = {"fork servers": 0, "verify workers": 0}
+    shared_sandbox.sandbox()  # started before the batch, so there are fork servers to kill
+    grader.start()
+    for round_ in range(12):  # spaced kills while the batch runs
+        time.sleep(0.4)
+        if not grader.is_alive():
+            break
+        for what, pids in (("fork servers", _fork_server_pids()), ("verify workers", _verify_worker_pids(2))):
+            if pids and (what == "fork servers" or round_ % 3 == 0):
+                try:
+                    os.kill(pids[round_ % len(pids)], signal.SIGKILL)
+                    killed[what] += 1
+                except ProcessLookupError:
+                    pass
+    grader.join(timeout=600)
+    assert result, "the batch did not finish"
+    statuses = [v.status for v in result[0]]
+    print(f"killed {killed}; {len(statuses)} verdicts: { {s: statuses.count(s) for s in set(statuses)} }")
+    assert killed["fork servers"] >= 2, "the batch ended before the kills: this test proved nothing"
+    wrongly_zero = [i for i, s in enumerate(statuses) if s != "correct"]
+    assert not wrongly_zero, [
+        (tasks[i].family, result[0][i].reason, result[0][i].error) for i in wrongly_zero[:5]
+    ]
