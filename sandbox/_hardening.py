@@ -502,7 +502,7 @@ def _filter_source(allow_exec: bool, own_pid_signals: bool) -> list[tuple]:
 def _assemble(src: list[tuple]) -> list[tuple[int, int, int, int]]:
     """Resolve labels into classic-BPF relative jumps: (code, jt, jf, k) tuples."""
     labels: dict[str, int] = {}
-    body = []
+    body: list[tuple] = []
     for item in src:
         if item[0] == "label":
             labels[item[1]] = len(body)

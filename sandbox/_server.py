@@ -391,10 +391,14 @@ def _read_job(source) -> tuple[dict, list[bytearray]]:
 
 def _write_result(fd: int, result: dict, *views: memoryview) -> None:
     header = json.dumps(result).encode()
-    pieces = [struct.pack("!I", 1 + len(views)), struct.pack("!I", len(header)), header]
+    parts: list[bytes | memoryview] = [
+        struct.pack("!I", 1 + len(views)),
+        struct.pack("!I", len(header)),
+        header,
+    ]
     for view in views:
-        pieces += [struct.pack("!I", len(view)), view]
-    pieces = [memoryview(p) for p in pieces]
+        parts += [struct.pack("!I", len(view)), view]
+    pieces = [memoryview(p) for p in parts]
     while pieces:
         sent = os.writev(fd, pieces)
         while pieces and sent >= len(pieces[0]):
@@ -410,10 +414,12 @@ def _write_result(fd: int, result: dict, *views: memoryview) -> None:
 def _run_program(source: str, filename: str) -> None:
     """Execute ``source`` as ``__main__`` with fresh std streams; exit with its status."""
     # The streams `python -c` would have in UTF-8 mode, without consulting the locale.
-    utf8 = {"encoding": "utf-8", "closefd": False}
-    sys.stdin = sys.__stdin__ = open(0, errors="surrogateescape", **utf8)  # noqa: SIM115
-    sys.stdout = sys.__stdout__ = open(1, "w", errors="surrogateescape", **utf8)  # noqa: SIM115
-    sys.stderr = sys.__stderr__ = open(2, "w", errors="backslashreplace", buffering=1, **utf8)  # noqa: SIM115
+    # (sys.__stdin__ and friends are Final to type checkers; a forked child replaces them anyway)
+    sys.stdin = sys.__stdin__ = open(0, errors="surrogateescape", encoding="utf-8", closefd=False)  # type: ignore[misc]  # noqa: SIM115
+    sys.stdout = sys.__stdout__ = open(1, "w", errors="surrogateescape", encoding="utf-8", closefd=False)  # type: ignore[misc]  # noqa: SIM115
+    sys.stderr = sys.__stderr__ = open(  # type: ignore[misc]  # noqa: SIM115
+        2, "w", errors="backslashreplace", buffering=1, encoding="utf-8", closefd=False
+    )
     sys.argv = ["-c"]
     sys.path.insert(0, "")  # as `python -c`: modules passed in `files` are importable
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
@@ -431,7 +437,8 @@ def _run_program(source: str, filename: str) -> None:
             # Innermost frames only, like the interpreter (sys.tracebacklimit, default 1000):
             # a runaway recursion would otherwise spend the timeout formatting millions.
             limit = -max(int(getattr(sys, "tracebacklimit", 1000)), 1)
-            traceback.print_exception(type(exc), exc, exc.__traceback__.tb_next, limit=limit)
+            below = exc.__traceback__.tb_next if exc.__traceback__ is not None else None
+            traceback.print_exception(type(exc), exc, below, limit=limit)
         except BaseException:  # noqa: BLE001 - e.g. MemoryError while formatting
             _write_all(2, b"\nMemoryError\n")
     for stream in (sys.stdout, sys.stderr):
@@ -543,9 +550,10 @@ def _expose_interpreter(scratch: str) -> None:
     # A virtualenv and its base interpreter may share one private ancestor (both under /root):
     # open every prefix first, cover each ancestor once, then bind every prefix back.
     plan = [(p, h) for p, h in plan if h is not None and not scratch.startswith(h + os.sep)]
+    hiding = sorted({h for _, h in plan if h is not None})
     fds = {prefix: os.open(prefix, os.O_PATH) for prefix, _ in plan}
     try:
-        for hidden in sorted({h for _, h in plan}):
+        for hidden in hiding:
             hd.mount("tmpfs", hidden, "tmpfs", hd.MS_NOSUID | hd.MS_NODEV, "mode=0755,size=64k")
         for prefix, fd in fds.items():
             os.makedirs(prefix, mode=0o755, exist_ok=True)

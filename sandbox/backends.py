@@ -21,11 +21,11 @@ import sys
 import tempfile
 import threading
 import time
-from typing import Any
+from typing import IO, Any
 
 from . import _hardening as hd
 from . import _protocol as proto
-from .result import ExecResult, Job, killed, refused
+from .result import ExecResult, Job, Status, killed, refused
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 # Loads the server by path: the child must not import the palaestra package (other rooms).
@@ -105,7 +105,13 @@ def _decode(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-def classify(raw: dict, stdout: bytes, stderr: bytes) -> tuple[str, int | None]:
+def _pipe(stream: IO[Any] | None) -> IO[Any]:
+    """A child's pipe that Popen opened (stdin/stdout/stderr=PIPE): never None."""
+    assert stream is not None, "the pipe was not opened"
+    return stream
+
+
+def classify(raw: dict, stdout: bytes, stderr: bytes) -> tuple[Status, int | None]:
     """Map the server's raw outcome to (status, exit_code)."""
     code = os.waitstatus_to_exitcode(raw["wstatus"])
     reason = raw["reason"]
@@ -137,6 +143,7 @@ class ForkServerWorker:
         self.proc: subprocess.Popen | None = None
         self.hello: dict[str, Any] = {}
         self.runs = 0
+        self.index = 0  # its slot in the pool that owns it
 
     def start(self) -> None:
         os.makedirs(self.scratch, mode=0o755, exist_ok=True)
@@ -154,7 +161,7 @@ class ForkServerWorker:
             close_fds=True,
             start_new_session=True,
         )
-        self.reader = proto.FrameReader(self.proc.stdout.fileno())
+        self.reader = proto.FrameReader(_pipe(self.proc.stdout).fileno())
         try:
             hello, _ = self.reader.read(deadline=time.monotonic() + START_TIMEOUT_S)
         except (TimeoutError, EOFError, ValueError) as exc:
@@ -182,8 +189,9 @@ class ForkServerWorker:
         }
         blobs = [_as_bytes(job.code), _as_bytes(job.stdin), *(_as_bytes(v) for v in files.values())]
         start = time.monotonic()
+        assert self.proc is not None, "the worker was not started"
         try:
-            proto.write_frame(self.proc.stdin.fileno(), header, *blobs)
+            proto.write_frame(_pipe(self.proc.stdin).fileno(), header, *blobs)
             deadline = start + job.wall_limit_s + SUPERVISOR_GRACE_S
             raw, (out, err) = self.reader.read(deadline=deadline)
         except (OSError, EOFError, TimeoutError, ValueError) as exc:
@@ -207,14 +215,14 @@ class ForkServerWorker:
             pass
         self.proc.wait()
         for pipe in (self.proc.stdin, self.proc.stdout):
-            pipe.close()
+            _pipe(pipe).close()
 
     def close(self) -> None:
         if self.proc is None:
             return
         if self.alive:
             try:
-                self.proc.stdin.close()  # EOF: the server exits by itself
+                _pipe(self.proc.stdin).close()  # EOF: the server exits by itself
                 self.proc.wait(timeout=5)
             except (OSError, subprocess.TimeoutExpired):
                 pass
@@ -393,9 +401,10 @@ class BubblewrapBackend(Backend):
     name = "bubblewrap"
 
     def __init__(self, workers: int = 1, *, argv: list[str] | None = None) -> None:
-        self.bwrap = bubblewrap_path()
-        if self.bwrap is None:
+        bwrap = bubblewrap_path()
+        if bwrap is None:
             raise OSError("bubblewrap (bwrap) is not installed; apt-get install bubblewrap")
+        self.bwrap: str = bwrap
         self.slots = workers
         self.argv = argv
         self._sem = threading.Semaphore(workers)
@@ -473,6 +482,7 @@ class BubblewrapBackend(Backend):
         code, cpu, reason = _reap(proc, deadline, reason)
         feeder.join()
         wall = time.monotonic() - start
+        status: Status
         if reason:
             status = reason
         elif code in (-signal.SIGXCPU, 128 + signal.SIGXCPU, 128 + signal.SIGKILL) and wall >= job.timeout_s:
@@ -506,11 +516,11 @@ def _feed(pipe, data: bytes) -> None:
             pass
 
 
-def _collect(proc: subprocess.Popen, deadline: float, limit: int) -> tuple[bytes, bytes, str | None]:
+def _collect(proc: subprocess.Popen, deadline: float, limit: int) -> tuple[bytes, bytes, Status | None]:
     """Read stdout and stderr up to ``limit`` bytes together, until EOF, expiry or overflow."""
-    bufs = {proc.stdout.fileno(): bytearray(), proc.stderr.fileno(): bytearray()}
+    bufs = {_pipe(proc.stdout).fileno(): bytearray(), _pipe(proc.stderr).fileno(): bytearray()}
     fds = set(bufs)
-    reason = None
+    reason: Status | None = None
     while fds and reason is None:
         left = deadline - time.monotonic()
         if left <= 0:
@@ -525,13 +535,13 @@ def _collect(proc: subprocess.Popen, deadline: float, limit: int) -> tuple[bytes
             bufs[fd] += chunk[: max(room, 0)]
             if len(chunk) > room:
                 reason = "output_limit"
-    proc.stdout.close()
-    proc.stderr.close()
+    _pipe(proc.stdout).close()
+    _pipe(proc.stderr).close()
     out, err = (bytes(b) for b in bufs.values())
     return out, err, reason
 
 
-def _reap(proc: subprocess.Popen, deadline: float, reason: str | None) -> tuple[int, float, str | None]:
+def _reap(proc: subprocess.Popen, deadline: float, reason: Status | None) -> tuple[int, float, Status | None]:
     """Wait for bwrap until the deadline (it may outlive closed pipes), SIGKILL its session
     otherwise; returns (exit code, CPU seconds of bwrap and the reaped program, reason)."""
     pidfd = os.pidfd_open(proc.pid)

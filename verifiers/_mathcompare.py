@@ -101,7 +101,8 @@ def compare_strings(gold: str, pred: str, settings: Settings) -> dict[str, Any]:
     if reason == "not equivalent" and (has_thousands_ambiguity(gold) or has_thousands_ambiguity(pred)):
         other = _options(settings, thousands=False)
         try:
-            g2, p2 = read_answer(gold, other), read_answer(pred, other)
+            g2: Answer | None = read_answer(gold, other)
+            p2: Answer | None = read_answer(pred, other)
         except ParseError:
             g2 = p2 = None
         if g2 is not None and p2 is not None and decide(g2, p2, settings)[0]:
@@ -358,13 +359,14 @@ def _compare_named(g: Any, p: Any, s: Settings) -> bool | None:
     gs, ps = _system_tuple(g), _system_tuple(p)
     if (gs is None) != (ps is None) and _named_tuple(g) is None and _named_tuple(p) is None:
         system, other = (gs, p) if gs is not None else (ps, g)
+        assert system is not None  # exactly one side is a system here
         if isinstance(other, SetLit) and _indexed_roots(g if gs is not None else p):
             # x_1 = a, x_2 = b lists the roots of one unknown: as a set of values, in any order
             return _unordered_equal(list(system.items), list(other.items), s)
         if isinstance(other, Alts) and other.joiner == "," and all(map(_is_scalar, other.items)):
             system = _system_tuple(g if gs is not None else p, written=True)
             other = Bracket(other.items, "(", ")")
-        if isinstance(other, Bracket) and other.left == "(":
+        if system is not None and isinstance(other, Bracket) and other.left == "(":
             return len(system.items) == len(other.items) and all(
                 equivalent(a, b, s) for a, b in zip(system.items, other.items, strict=True)
             )

@@ -430,8 +430,9 @@ def _simple(parts: list[str], i: int) -> tuple[dict[str, int], Fraction, str, in
     if i >= len(parts):
         return None
     key = parts[i].lower()
-    if key in _COMPOUND and _COMPOUND[key] and prefix == 1:
-        top, bottom = _COMPOUND[key].split("/")
+    compound = _COMPOUND.get(key)
+    if compound and prefix == 1:
+        top, bottom = compound.split("/")
         t, b = _UNITS[top], _UNITS[bottom]
         dims = {t[1][0][0]: 1}
         dims[b[1][0][0]] = dims.get(b[1][0][0], 0) - 1

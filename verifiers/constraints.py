@@ -80,13 +80,13 @@ def read_grid(
             continue
         label = _ROW_LABEL.match(line)
         body = line[label.end() :] if label else line
-        row, error = _grid_row(body, cols, cells is not None and alphabet)
+        row, error = _grid_row(body, cols, alphabet if cells is not None else None)
         if row is None:
             return None, f"{error} in row {len(grid) + 1}: {line.strip()[:40]!r}"
         grid.append(row)
         labels.append(int(label.group(1)) if label else None)
-    if error := _check_row_labels(labels):
-        return None, error
+    if label_error := _check_row_labels(labels):
+        return None, label_error
     if len(grid) == 1 and rows > 1 and len(grid[0]) == rows * cols and labels[0] is None:
         grid = [grid[0][r * cols : (r + 1) * cols] for r in range(rows)]
     if len(grid) != rows:
@@ -97,7 +97,7 @@ def read_grid(
     return grid, ""
 
 
-def _grid_row(body: str, cols: int, alphabet: set[str] | bool) -> tuple[list[str] | None, str]:
+def _grid_row(body: str, cols: int, alphabet: set[str] | None) -> tuple[list[str] | None, str]:
     if alphabet:
         separators = set(_GRID_SEPARATORS) - alphabet
         row = [ch for ch in body if ch not in separators]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import cast
 
 import z3
 
@@ -308,9 +309,11 @@ def entails(
     timeout_ms: int = DEFAULT_TIMEOUT_MS,
 ) -> LogicResult:
     """Whether the premises entail the conclusion; else a model of premises and not-conclusion."""
-    if isinstance(premises, str) or _is_node(premises):
-        premises = [premises]
-    nodes = [parse_formula(p) for p in premises] + [("not", parse_formula(conclusion))]
+    if isinstance(premises, str) or _is_node(premises):  # one formula, not a list of them
+        listed = [cast(FormulaLike, premises)]
+    else:
+        listed = list(cast(Sequence[FormulaLike], premises))
+    nodes = [parse_formula(p) for p in listed] + [("not", parse_formula(conclusion))]
     status, model = _solve(nodes, timeout_ms)
     if status == "unknown":
         return LogicResult(None, None, "the solver gave up (timeout)")

@@ -758,9 +758,9 @@ class _Parser:
     def parse_expr(self) -> Any:
         start = self.i
         if self.at("op", "-", "+") or self.at("cmd", "pm", "mp"):
-            sign = self.next()
+            leading = self.next()[1]
             first = self.parse_term()
-            node = _signed(first, sign[1])
+            node = _signed(first, leading)
         else:
             node = self.parse_term()
         while self.at("op", "+", "-") or self.at("cmd", "pm", "mp"):
@@ -949,7 +949,7 @@ class _Parser:
             self.next()
             if self.at("op", "{"):
                 self.next()
-                parts = []
+                parts: list[str] = []
                 while not self.at("op", "}"):
                     kind, value = self.next()
                     if kind not in ("num", "word") or len(parts) > 8:

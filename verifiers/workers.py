@@ -22,7 +22,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 STARTUP_TIMEOUT_S = 60.0
@@ -244,7 +244,7 @@ def _warm_up() -> None:
         compare_strings(gold, pred, Settings())
 
 
-def serve(handlers: dict[str, Callable[[dict[str, Any]], Any]], warm_up: Callable[[], None]) -> None:
+def serve(handlers: Mapping[str, Callable[[dict[str, Any]], Any]], warm_up: Callable[[], None]) -> None:
     """The worker's main loop: cap memory, warm up, say ready, then answer JSON-line requests
     naming one of ``handlers`` until stdin closes."""
     try:
