@@ -127,8 +127,11 @@ def _write_parquet(path: str, table: Any) -> None:
     pq.write_table(table, path, compression="zstd", row_group_size=1000, write_statistics=False)
 
 
+TMP_MARK = ".tmp-"  # in the name of a file being written; a rerun deletes such files first
+
+
 def _atomic_write(path: str, write: Callable[[str], None]) -> None:
-    tmp = f"{path}.tmp-{os.getpid()}"
+    tmp = f"{path}{TMP_MARK}{os.getpid()}"
     try:
         write(tmp)
         os.replace(tmp, path)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import itertools
 import json
 import math
@@ -21,6 +22,7 @@ from palaestra.core import content_hash
 from palaestra.export.card import dataset_card
 from palaestra.export.config import FORMAT_VERSION, MANIFEST, MixtureConfig, Unit, plan_units
 from palaestra.export.jobs import (
+    TMP_MARK,
     ChunkJob,
     LocalEngine,
     RayEngine,
@@ -85,9 +87,22 @@ def export(
     except ValueError:
         shutil.rmtree(work, ignore_errors=True)  # a config that cannot succeed leaves nothing behind
         raise
+    except OSError as exc:
+        if not _disk_full(exc):
+            raise
+        shutil.rmtree(work, ignore_errors=True)  # what is written cannot finish: give the space back
+        raise ValueError(
+            f"no space left on the device of {out.parent}: the partial export was removed; "
+            "free some space (or pass another --out) and run the same command again"
+        ) from None
     _publish(work / "staging", out, overwrite)
     shutil.rmtree(work, ignore_errors=True)
     return result
+
+
+def _disk_full(exc: OSError) -> bool:
+    """ENOSPC, also as pyarrow reports it (its IO errors carry the message, not always errno)."""
+    return exc.errno == errno.ENOSPC or "No space left on device" in str(exc)
 
 
 def _existing_export(out: Path, fingerprint: str, overwrite: bool) -> ExportResult | None:
@@ -113,6 +128,8 @@ def _prepare_workdir(out: Path, fingerprint: str) -> Path:
             shutil.rmtree(work)  # left by a different config: nothing in it is reusable
         for sub in ("chunks", "staging/data"):
             (work / sub).mkdir(parents=True, exist_ok=True)
+        for stray in work.rglob(f"*{TMP_MARK}*"):  # a write a killed run left half done
+            stray.unlink()
         stamp.write_text(fingerprint)
     except OSError as exc:
         raise ValueError(f"cannot write the output folder {out}: {exc.strerror or exc}") from None
