@@ -227,6 +227,8 @@ def create_app(
             body.get("level"),
             body.get("knobs") or {},
         )
+        if family is None:
+            raise bad("'family' is required: a family name, as GET /v1/families lists them")
         if not isinstance(family, str) or family not in palaestra.families():
             raise bad(f"'family' must be one of palaestra.families(); got {str(family)[:80]!r}")
         if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed <= 2**63 - 1 - n:

@@ -37,16 +37,13 @@ def _verify_worker_pids(workers: int) -> list[int]:
     return batch.worker_pids(workers)
 
 
-def test_sigkilled_workers_cost_no_correct_answer():
-    tasks, responses = _batch()
-    expected = [palaestra.verify(t, r).status for t, r in zip(tasks, responses, strict=True)]
-    assert set(expected) == {"correct"}
+def _grade_while_killing(tasks, responses, killed: dict[str, int]) -> list[palaestra.Verdict]:
+    """One verify_many batch in a thread, SIGKILLing a fork server every 0.4 s (and a verify
+    worker every third time) while it runs."""
     result: list[list[palaestra.Verdict]] = []
     grader = threading.Thread(
         target=lambda: result.append(palaestra.verify_many(tasks, responses, workers=2))
     )
-    killed = {"fork servers": 0, "verify workers": 0}
-    shared_sandbox.sandbox()  # started before the batch, so there are fork servers to kill
     grader.start()
     for round_ in range(12):  # spaced kills while the batch runs
         time.sleep(0.4)
@@ -61,10 +58,25 @@ def test_sigkilled_workers_cost_no_correct_answer():
                     pass
     grader.join(timeout=600)
     assert result, "the batch did not finish"
-    statuses = [v.status for v in result[0]]
+    return result[0]
+
+
+def test_sigkilled_workers_cost_no_correct_answer():
+    tasks, responses = _batch()
+    expected = [palaestra.verify(t, r).status for t, r in zip(tasks, responses, strict=True)]
+    assert set(expected) == {"correct"}
+    killed = {"fork servers": 0, "verify workers": 0}
+    shared_sandbox.sandbox()  # started before the batch, so there are fork servers to kill
+    verdicts: list[palaestra.Verdict] = []
+    # a warm machine may grade a batch before the first kill: batches go on until two kills landed
+    for _ in range(10):
+        verdicts += _grade_while_killing(tasks, responses, killed)
+        if killed["fork servers"] >= 2:
+            break
+    statuses = [v.status for v in verdicts]
     print(f"killed {killed}; {len(statuses)} verdicts: { {s: statuses.count(s) for s in set(statuses)} }")
-    assert killed["fork servers"] >= 2, "the batch ended before the kills: this test proved nothing"
+    assert killed["fork servers"] >= 2, "no batch outlasted the kills: this test proved nothing"
     wrongly_zero = [i for i, s in enumerate(statuses) if s != "correct"]
     assert not wrongly_zero, [
-        (tasks[i].family, result[0][i].reason, result[0][i].error) for i in wrongly_zero[:5]
+        (tasks[i % len(tasks)].family, verdicts[i].reason, verdicts[i].error) for i in wrongly_zero[:5]
     ]

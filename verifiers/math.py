@@ -267,7 +267,13 @@ def _gold_text(gold: Any, row: int) -> str:
             f"math_reward: row {row}'s reference answer is a {type(gold).__name__} ({str(gold)[:60]!r}), "
             "not a single math value; grade structured answers with palaestra_reward"
         )
-    return gold if isinstance(gold, str) else str(gold)
+    text = gold if isinstance(gold, str) else str(gold)
+    if not any(ch.isalnum() for ch in text):  # a bracket word or a grid of symbols: math_equal calls it blank
+        raise ValueError(
+            f"math_reward: row {row}'s reference answer ({text[:60]!r}) has no letter or digit: "
+            "not a single math value; grade structured answers with palaestra_reward"
+        )
+    return text
 
 
 def make_math_reward(

@@ -25,6 +25,7 @@ from aiohttp import web
 
 import palaestra
 from palaestra.integrations import prime_verifiers as adapter
+from palaestra.verifiers.extract import MAX_RESPONSE_CHARS
 
 if sys.version_info < (3, 11):  # verifiers >= 0.4 requires Python 3.11; the dev extra skips it there
     pytest.skip("prime-intellect verifiers >= 0.4 needs Python >= 3.11", allow_module_level=True)
@@ -35,7 +36,9 @@ from verifiers.v1.dialects.chat import message_to_wire  # noqa: E402 - needs the
 ROOT = Path(palaestra.__file__).resolve().parent
 INSTALLED = Path(distribution("verifiers").locate_file("verifiers/__init__.py")).resolve()
 HARNESS_ID = "palaestra_scripted_harness"
-FILLER = "x" * 2_000_000
+# a long reasoning prefix, just inside the size every verifier reads (longer responses are refused
+# by their size before any parsing: MAX_RESPONSE_CHARS, checked below)
+FILLER = "x" * (MAX_RESPONSE_CHARS - 1_000)
 
 
 def record(task: Any) -> palaestra.Task:
@@ -150,6 +153,7 @@ def test_reward_is_the_verifiers_verdict() -> None:
         for response in (ref, f"Let me think.\n{ref}", FILLER + ref):
             trace = scored(task, response)
             assert trace.rewards == {"palaestra": vf.Reward(score=1.0)} and trace.reward == 1.0
+        assert scored(task, "x" * MAX_RESPONSE_CHARS + ref).reward == 0.0  # over the size bound
         for name, response in adversarial(ref).items():
             trace, verdict = scored(task, response), palaestra.verify(record(task), response)
             assert trace.reward == 0.0 == verdict.reward, (task.data.name, name)
