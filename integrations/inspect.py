@@ -1,10 +1,10 @@
 """palaestra in Inspect AI (``pip install inspect-ai``): an evaluation task graded by the exact verifiers.
 
-    from inspect_ai import eval
+    from inspect_ai import eval as inspect_eval     # Inspect's evaluation runner, not Python's eval
     from palaestra.integrations.inspect import palaestra_task
 
-    eval(palaestra_task(families=["sudoku", "countdown"], n=50, level=3), model="openai/gpt-4o-mini")
-    eval(palaestra_task("data/"), model=...)        # the test split of a `palaestra export`
+    inspect_eval(palaestra_task(families=["sudoku", "countdown"], n=50, level=3), model="openai/gpt-4o-mini")
+    inspect_eval(palaestra_task("data/"), model=...)  # the test split of a `palaestra export`
 
 or from the command line, ``inspect eval palaestra/integrations/inspect.py@palaestra_eval
 -T families=sudoku,countdown -T n=50``. Each sample's input is the task prompt, its target the
