@@ -27,7 +27,7 @@ def add_cli(subparsers: Any) -> None:
     for f in dataclasses.fields(TrainConfig):
         flag = "--" + f.name.replace("_", "-")
         kind = types[f.name]
-        help_text = f"{f.metadata.get('help', '')} (default: {f.default!r})"
+        help_text = f"{f.metadata.get('help', '')} ({default_text(f.name, f.default)})"
         help_text = help_text.replace("%", "%%")  # argparse %-formats help: a literal % is doubled
         if kind is bool:
             p.add_argument(
@@ -48,6 +48,20 @@ def add_cli(subparsers: Any) -> None:
 
     add_selfplay_arguments(p)  # --selfplay and its options (docs/selfplay.md)
     p.set_defaults(run=run_train)
+
+
+def default_text(name: str, default: Any) -> str:
+    """A flag's defaults for the help text: the config default, then each preset's value where it
+    differs (``--preset tiny --help`` used to show only the config default, which that preset
+    overrides)."""
+    parts = [f"default: {default!r}"]
+    for preset_name, values in sorted(PRESETS.items()):
+        selfplay = SELFPLAY_PRESETS.get(preset_name, {}).get("train", {})
+        if name in values and values[name] != default:
+            parts.append(f"preset {preset_name}: {values[name]!r}")
+        if name in selfplay and selfplay[name] != values.get(name, default):
+            parts.append(f"preset {preset_name} self-play: {selfplay[name]!r}")
+    return "; ".join(parts)
 
 
 def config_from_args(args: argparse.Namespace) -> TrainConfig:

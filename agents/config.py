@@ -147,6 +147,12 @@ class TrainConfig:
         "control) and evaluate it",
     )
     eval_every: int = opt(0, "evaluate greedy accuracy on held-out tasks every N steps (0: only at the end)")
+    eval_levels: str = opt(
+        "",
+        "comma-separated levels of the held-out evaluation (default: the start and SFT levels, plus the "
+        "middle and top of the curriculum's range when it can climb, so a run that moves up is measured "
+        "where it trains)",
+    )
     eval_tasks: int = opt(
         64, "distinct held-out problems per family and level for evaluation (fewer if the space is smaller)"
     )
@@ -215,6 +221,14 @@ class TrainConfig:
             raise ValueError(f"config heldout_share must lie in (0, 1), got {self.heldout_share}")
         if not 0 <= self.sft_target_accuracy <= 1:
             raise ValueError("config sft_target_accuracy must lie in [0, 1]")
+        try:
+            levels = self.eval_level_list()
+        except ValueError:
+            raise ValueError(
+                f"config eval_levels must be comma-separated integers, got {self.eval_levels!r}"
+            ) from None
+        if any(not 1 <= level <= 10 for level in levels):
+            raise ValueError(f"config eval_levels must name levels 1..10, got {self.eval_levels!r}")
         if self.eval_samples < 0 or self.sft_max_steps < 0 or self.threads < 0:
             raise ValueError("config eval_samples, sft_max_steps and threads must be >= 0")
         from palaestra.agents.tasks import parse_knobs
@@ -234,6 +248,16 @@ class TrainConfig:
     def rl_sequences(self) -> int:
         """Sequences one RL run generates and scores: the equal-compute control trains on as many."""
         return self.steps * self.prompts_per_step * self.group_size
+
+    def eval_level_list(self) -> list[int]:
+        """The held-out evaluation's levels (``eval_levels``, or the default it describes)."""
+        given = [int(x) for x in self.eval_levels.split(",") if x.strip()]
+        if given:
+            return sorted(set(given))
+        levels = {self.start_level, *self.sft_level_list()}
+        if self.adaptive_level and self.max_level > self.start_level:
+            levels |= {(self.start_level + self.max_level) // 2, self.max_level}
+        return sorted(levels)
 
     def sft_level_list(self) -> list[int]:
         return [int(x) for x in self.sft_levels.split(",") if x.strip()] or [self.start_level]

@@ -254,7 +254,9 @@ def reevaluate_sft(trainer: GRPOTrainer, ctx: RunContext, state: dict[str, Any])
     return result
 
 
-def _sft_steps(sft: SFT, steps: int, ctx: RunContext, label: str) -> list[float]:
+def _sft_steps(
+    sft: SFT, steps: int, ctx: RunContext, label: str, last_batch_size: int | None = None
+) -> list[float]:
     bar = ctx.bar(steps, label)
     first = sft.step
 
@@ -264,7 +266,7 @@ def _sft_steps(sft: SFT, steps: int, ctx: RunContext, label: str) -> list[float]
             ctx.log({"kind": "sft", **m})
         bar.update(step - first, f"loss {m['sft/loss']:.3f}")
 
-    losses = sft.train(steps, on_step)
+    losses = sft.train(steps, on_step, last_batch_size)
     bar.close()
     return losses
 
@@ -309,16 +311,18 @@ def control_stage(
     trainer.policy.load_state_dict(sft_state["weights"], strict=False)
     sft.load_state_dict(sft_state["sft"])
     cfg = ctx.config
-    steps = max(1, math.ceil(sequences / cfg.sft_batch_size))
+    sequences = max(1, sequences)
+    steps = math.ceil(sequences / cfg.sft_batch_size)
+    last = sequences - (steps - 1) * cfg.sft_batch_size  # exactly as many sequences as RL generated
     ctx.say(
-        f"control: SFT continued for {steps * cfg.sft_batch_size} sequences ({plural(steps, 'step')} of "
-        f"{cfg.sft_batch_size} at learning rate {cfg.sft_learning_rate:g}; the RL arm generated {sequences})"
+        f"control: SFT continued for {sequences} sequences ({plural(steps, 'step')} of at most "
+        f"{cfg.sft_batch_size} at learning rate {cfg.sft_learning_rate:g}), as many as the RL arm generated"
     )
     t0, cpu0 = time.perf_counter(), time.process_time()
-    losses = _sft_steps(sft, steps, ctx, "control")
+    losses = _sft_steps(sft, steps, ctx, "control", last_batch_size=last)
     info = {
         "control_steps": steps,
-        "control_sequences": steps * cfg.sft_batch_size,
+        "control_sequences": sequences,
         "control_learning_rate": cfg.sft_learning_rate,
         "control_final_loss": losses[-1],
         "control_seconds": time.perf_counter() - t0,

@@ -114,18 +114,25 @@ class SFT:
         """Linear warm-up to the base rate, then constant."""
         return self.base_lr * min(1.0, (step + 1) / self.warmup_steps)
 
-    def train(self, steps: int, on_step: Callable[[dict[str, float]], None] | None = None) -> list[float]:
-        """``steps`` more SFT steps; returns their losses."""
+    def train(
+        self,
+        steps: int,
+        on_step: Callable[[dict[str, float]], None] | None = None,
+        last_batch_size: int | None = None,
+    ) -> list[float]:
+        """``steps`` more SFT steps; returns their losses. ``last_batch_size``: the last step's batch
+        is that many sequences (an equal-compute control trains on exactly as many as RL did)."""
         import torch
 
         self.model.train()
         losses = []
-        for _ in range(steps):
+        for k in range(steps):
             rng = np.random.default_rng([self.seed, SFT_STREAM, self.step])
-            main = self.batch_size - self.extra_count
-            parts = [sft_examples(self.chat, self.space, self.teacher, self.levels, main, rng)]
-            if self.extra_count:
-                parts.append(self.extra(rng, self.extra_count))
+            size = last_batch_size if last_batch_size and k == steps - 1 else self.batch_size
+            extra = round(self.extra_count * size / self.batch_size)
+            parts = [sft_examples(self.chat, self.space, self.teacher, self.levels, size - extra, rng)]
+            if extra:
+                parts.append(self.extra(rng, extra))
             for group in self.optimizer.param_groups:
                 group["lr"] = self.lr(self.step)
             loss = sft_loss_by_parts(self.model, parts, self.device, self.pad)

@@ -389,8 +389,7 @@ class GRPOTrainer:
     # ------------------------------------------------------------------ evaluation
 
     def eval_levels(self) -> list[int]:
-        cfg = self.config
-        return sorted({cfg.start_level, *cfg.sft_level_list()})
+        return self.config.eval_level_list()
 
     def eval_tasks(self, levels: Sequence[int] | None = None, n: int | None = None) -> list[Any]:
         """The held-out problems (built once per set of levels and size)."""

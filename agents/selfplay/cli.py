@@ -294,8 +294,7 @@ def _arith_warm_start(
         steps=steps,
         seed=config.seed,
         references=selfplay_config.references,
-        replay_families=config.family_list(),  # keep the catalog SFT's skills
-        replay_levels=config.sft_level_list(),
+        replay_levels=config.sft_level_list(),  # keep the catalog SFT's skills
         replay=WARM_START_REPLAY,
         easy_fraction=WARM_START_EASY,
     )

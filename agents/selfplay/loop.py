@@ -117,6 +117,7 @@ class SelfPlay:
     def step(self, proposer: Policy, solver: Policy) -> StepResult:
         cfg, step = self.config, self.step_count
         out = StepResult(step)
+        counts_before = self.gate.rejection_counts()
         prompts = {t: self._proposer_prompts(t) for t in self.language.task_types}
         seen: dict[str, set[str]] = {t: self.buffers[t].canonicals() for t in prompts}
 
@@ -172,6 +173,8 @@ class SelfPlay:
         self._catalog_mix(valid, solver, out)
         self._solver_advantages(out)
         out.metrics = self._metrics(out, valid, total, learn)
+        totals = out.metrics["rejections_total"]
+        out.metrics["rejections"] = {k: totals[k] - counts_before[k] for k in totals}
         out.metrics["held_out_proposals"] = held_out
         out.metrics["near_duplicate_penalty"] = float(np.mean(penalties)) if penalties else 0.0
         self.step_count += 1
@@ -241,7 +244,8 @@ class SelfPlay:
             else 0.0,
             "solver_reward": float(np.mean([s.reward for s in out.solver])) if out.solver else 0.0,
             "solver_samples": len(out.solver),
-            "rejections": self.gate.rejection_counts(),
+            # the running totals; ``step`` sets ``rejections`` to this step's counts
+            "rejections_total": self.gate.rejection_counts(),
             "buffer_sizes": {t: len(self.buffers[t]) for t in self.language.task_types},
             "diversity": diversity_metrics(
                 [e.task.canonical for e in entries],

@@ -88,7 +88,6 @@ def proposer_warm_start(
     learning_rate: float = 3e-3,
     seed: int = 0,
     references: int = 3,
-    replay_families: Sequence[str] = (),
     replay_levels: Sequence[int] = (1,),
     replay: int = 0,
     easy_fraction: float = 0.0,
@@ -97,7 +96,7 @@ def proposer_warm_start(
 
     Each batch's proposer prompts show 0..``references`` example tasks, as the self-play prompts
     do once the buffer fills (``SelfPlayConfig.references``), so the format is learnt for both.
-    ``replay`` catalog examples per batch (reference answers of ``replay_families`` at
+    ``replay`` catalog examples per batch (the teacher's demonstrations of the trainer's families at
     ``replay_levels``, as in the catalog SFT) keep what that SFT taught: without them the tiny
     model forgot the catalog answer format (held-out format rate 1.0 -> 0.05). The learning rate
     warms up over the first 10% of the steps, then decays along a cosine to 0. ``easy_fraction``
@@ -125,8 +124,8 @@ def proposer_warm_start(
         shown = int(rng.integers(0, references + 1))
         pairs = warm_start_pairs(language, batch_size, rng, references=shown, easy_fraction=easy_fraction)
         batch = [(chat.prompt_ids(p), chat.response_ids(r)) for p, r in pairs]
-        if replay and replay_families:
-            batch += sft_examples(chat, list(replay_families), list(replay_levels), replay, rng)
+        if replay:  # the trainer's own families, demonstrated by its teacher
+            batch += sft_examples(chat, trainer.space, trainer.teacher, list(replay_levels), replay, rng)
         loss = _bucketed_loss(trainer.policy, batch, trainer.device, pad)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()

@@ -28,6 +28,8 @@ def test_every_field_has_help_and_round_trips():
         ({"band_low": 0.9, "band_high": 0.5}, "band"),
         ({"start_level": 5, "max_level": 3}, "level"),
         ({"temperature": 0.0}, "temperature"),
+        ({"eval_levels": "1,11"}, "eval_levels"),
+        ({"eval_levels": "one"}, "eval_levels"),
         ({"families": " , "}, "families"),
     ],
 )
@@ -52,6 +54,24 @@ def test_cli_flags_come_from_config_fields(monkeypatch):
     help_text = parser._subparsers._group_actions[0].choices["train"].format_help()
     for f in dataclasses.fields(TrainConfig):
         assert "--" + f.name.replace("_", "-") in help_text
+
+
+def test_help_shows_each_presets_own_defaults():
+    """``--preset tiny --help`` showed only the config defaults (60 steps, lr 2e-4, 0 SFT steps),
+    not what the preset runs with."""
+    import argparse
+    import re
+
+    from palaestra.agents.cli import add_cli
+
+    parser = argparse.ArgumentParser()
+    add_cli(parser.add_subparsers())
+    help_text = parser._subparsers._group_actions[0].choices["train"].format_help()
+    flat = re.sub(r"\s+", " ", help_text)
+    tiny = PRESETS["tiny"]
+    for name in ("steps", "learning_rate", "sft_steps"):
+        assert f"preset tiny: {tiny[name]!r}" in flat, name
+    assert "preset tiny self-play: 32" in flat  # micro_batch_size in the tiny self-play mode
 
 
 def test_cli_reports_unknown_family_as_one_line(capsys):
@@ -139,7 +159,9 @@ def test_palaestra_train_end_to_end_writes_reports(tmp_path, tiny_path, capsys):
     stages = ("sft [", "rl [", "control [", "eval SFT-only, 3 problems [", "eval after RL, 3 problems [")
     for stage in (*stages, "eval control, 3 problems [", "/9 completions"):  # 3 greedy + 2 x 3 sampled
         assert stage in captured.err, stage
-    assert "control: SFT continued for 32 sequences (1 step of 32 at learning rate 0.001" in captured.err
+    assert (
+        "control: SFT continued for 8 sequences (1 step of at most 32 at learning rate 0.001" in captured.err
+    )
     noise = [line for line in err[1:] if not any(s in line for s in ("[", "SFT check", "control: SFT"))]
     assert noise == []  # no vLLM/torch/transformers log lines without --verbose
     assert "held-out accuracy, after GRPO" in captured.out and "gain over the control" in captured.out
@@ -151,7 +173,7 @@ def test_palaestra_train_end_to_end_writes_reports(tmp_path, tiny_path, capsys):
     assert (run / "plots" / "summary.png").stat().st_size > 0
     summary = json.loads((run / "summary.json").read_text())
     assert summary["steps"] == 2 and 0 <= summary["accuracy_after"] <= 1
-    assert summary["control_sequences"] >= 2 * 2 * 2  # the RL run's sequences, in whole SFT batches
+    assert summary["control_sequences"] == 2 * 2 * 2  # exactly the RL run's sequences
     for arm in ("sft", "final", "control"):  # each a model folder: palaestra eval --model takes it
         folder = run / "checkpoints" / arm
         AutoModelForCausalLM.from_pretrained(folder)
@@ -159,3 +181,13 @@ def test_palaestra_train_end_to_end_writes_reports(tmp_path, tiny_path, capsys):
     assert len((run / "heldout.jsonl").read_text().splitlines()) == summary["heldout_problems"] == 3
     assert main(argv) == 0  # a second run gets its own folder
     assert len(list(out.iterdir())) == 2
+
+
+def test_heldout_evaluation_covers_the_levels_the_curriculum_climbs_to():
+    """The held-out evaluation used only the starting level while the curriculum climbed to 10."""
+    climbing = TrainConfig(start_level=1, max_level=10)
+    assert climbing.eval_level_list() == [1, 5, 10]
+    assert TrainConfig(start_level=2, max_level=2).eval_level_list() == [2]
+    assert TrainConfig(max_level=10, adaptive_level=False).eval_level_list() == [1]
+    assert TrainConfig(eval_levels="3, 7,3").eval_level_list() == [3, 7]
+    assert preset("tiny").eval_level_list() == [1]  # the tiny preset stays at its one level

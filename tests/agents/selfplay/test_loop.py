@@ -70,6 +70,10 @@ def test_step_rewards_and_probe_reuse() -> None:
     assert sum(s.advantage for s in out.solver) == pytest.approx(0.0)
     rejections = out.metrics["rejections"]
     assert (rejections["ok"], rejections["invalid"], rejections["duplicate"]) == (2, 2, 1)
+    # the next step's row counts that step's proposals only (it was a running total)
+    again = play.step(Proposer(["<task>1/0</task>"] * 5), solver).metrics
+    assert (again["rejections"]["ok"], again["rejections"]["invalid"]) == (0, 5)
+    assert (again["rejections_total"]["ok"], again["rejections_total"]["invalid"]) == (2, 7)
     assert out.metrics["valid_rate"] == pytest.approx(2 / 5)
     entries = play.buffers["arith"].entries
     assert [(e.step, e.proposer_sample, e.pass_rates) for e in entries] == [

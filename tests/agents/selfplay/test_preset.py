@@ -110,10 +110,11 @@ def test_tiny_preset_self_plays_end_to_end(tmp_path, tiny_path, capsys) -> None:
     assert rows[-1]["sequences"] > rows[0]["sequences"] > 0  # proposals + probes, summed over the steps
     summary = json.loads((run / "summary.json").read_text())
     assert summary["steps"] == 2 and 0 <= summary["accuracy_after"] <= 1
-    assert summary["control_sequences"] >= summary["selfplay_sequences"]
+    # regression: the control ran whole SFT batches (416 sequences against self-play's 390)
+    assert summary["control_sequences"] == summary["selfplay_sequences"]
     assert (
         f"control: SFT continued for {summary['control_sequences']} sequences ("
-        f"{summary['control_steps']} step{'s' if summary['control_steps'] > 1 else ''} of 32 at learning "
-        f"rate 0.001; the RL arm generated {summary['selfplay_sequences']})"
+        f"{summary['control_steps']} step{'s' if summary['control_steps'] > 1 else ''} of at most 32 at "
+        "learning rate 0.001), as many as the RL arm generated"
     ) in captured.err
     assert "after self-play" in captured.out  # the summary table
