@@ -82,11 +82,20 @@ class Rollout(Protocol):
     ) -> list[Episode]: ...
 
 
-class SingleTurnRollout:
-    """One prompt, one completion, one verdict per episode."""
+def prompt_token_budget(max_model_len: int, max_new_tokens: int) -> int:
+    """The most prompt tokens that leave room for ``max_new_tokens`` inside ``max_model_len``: a
+    longer prompt makes vLLM raise (measured: 530 > 512), so it is refused before generation."""
+    return max_model_len - max_new_tokens
 
-    def __init__(self, chat: ChatFormat) -> None:
+
+class SingleTurnRollout:
+    """One prompt, one completion, one verdict per episode. Tasks whose prompt exceeds
+    ``max_prompt_tokens`` get no episodes; ``last_prompts_too_long`` counts them per ``collect``."""
+
+    def __init__(self, chat: ChatFormat, max_prompt_tokens: int | None = None) -> None:
         self.chat = chat
+        self.max_prompt_tokens = max_prompt_tokens
+        self.last_prompts_too_long = 0
 
     def collect(
         self, backend: Backend, tasks: Sequence[Task], group_size: int, sampling: Sampling
@@ -96,6 +105,13 @@ class SingleTurnRollout:
         if not sampling.stop_token_ids:
             sampling = Sampling(**{**sampling.__dict__, "stop_token_ids": self.chat.stop_token_ids})
         prompts = [self.chat.prompt_ids(t.prompt) for t in tasks]
+        if self.max_prompt_tokens is not None:
+            fits = [len(p) <= self.max_prompt_tokens for p in prompts]
+            self.last_prompts_too_long = fits.count(False)
+            tasks = [t for t, ok in zip(tasks, fits, strict=True) if ok]
+            prompts = [p for p, ok in zip(prompts, fits, strict=True) if ok]
+        if not tasks:
+            return []
         groups = backend.generate(prompts, group_size, sampling)
         texts = [[self.chat.decode(c.token_ids) for c in completions] for completions in groups]
         # the whole step's responses at once: worker processes, concurrent sandbox programs

@@ -36,7 +36,7 @@ from palaestra.agents.config import TrainConfig
 from palaestra.agents.curriculum import TrainerCurriculum
 from palaestra.agents.heldout_eval import EvalResult, evaluate
 from palaestra.agents.policy import load_policy, preflight
-from palaestra.agents.rollout import ChatFormat, Episode, Rollout, SingleTurnRollout
+from palaestra.agents.rollout import ChatFormat, Episode, Rollout, SingleTurnRollout, prompt_token_budget
 from palaestra.agents.tasks import TRAIN_SEED_LIMIT, TaskSpace
 from palaestra.agents.teacher import Teacher
 
@@ -111,7 +111,7 @@ def make_rollout(config: TrainConfig, chat: ChatFormat) -> Rollout:
 
     interactive = any(get(f).impl.interactive for f in config.family_list())
     if not interactive and config.feedback_attempts <= 1:
-        return SingleTurnRollout(chat)
+        return SingleTurnRollout(chat, prompt_token_budget(config.max_model_len, config.max_new_tokens))
     from palaestra.agents.multiturn import MultiTurnRollout, default_env
 
     def env_factory(family: str) -> Any:
@@ -153,6 +153,7 @@ class GRPOTrainer:
         self.step_count = 0
         self.backend = backend or make_backend(config, self.path, self.policy, self.pad_id)
         self._eval_tasks: dict[tuple[tuple[int, ...], int], list[Any]] = {}
+        self.eval_prompts_too_long = 0
 
     # ------------------------------------------------------------------ reference and sync
 
@@ -186,6 +187,11 @@ class GRPOTrainer:
         self.backend.wake()
         episodes = self.rollout.collect(self.backend, tasks, cfg.group_size, sampling)
         t_rollout = time.perf_counter() - t0
+        too_long = getattr(self.rollout, "last_prompts_too_long", 0)
+        if not episodes:  # every prompt was too long: nothing to learn from, nothing crashed
+            self.backend.sleep()
+            self.step_count = step
+            return {"step": step, "rollout/prompts_too_long": too_long, "train/skipped": 1.0}
 
         kept, advantages, group_metrics = self._advantages(episodes)
         self.backend.sleep()
@@ -199,7 +205,7 @@ class GRPOTrainer:
         self.step_count = step
 
         tokens = sum(len(e.completion_ids) for e in episodes)
-        metrics = {"step": step}
+        metrics = {"step": step, "rollout/prompts_too_long": too_long}
         metrics.update(_rollout_metrics(episodes))
         metrics.update(group_metrics)
         metrics.update(train_metrics)
@@ -395,7 +401,16 @@ class GRPOTrainer:
         """The held-out problems (built once per set of levels and size)."""
         key = (tuple(levels or self.eval_levels()), n or self.config.eval_tasks)
         if key not in self._eval_tasks:
-            self._eval_tasks[key] = self.space.eval_set(*key)
+            budget = prompt_token_budget(self.config.max_model_len, self.config.max_new_tokens)
+            tasks = self.space.eval_set(*key)
+            kept = [t for t in tasks if len(self.chat.prompt_ids(t.prompt)) <= budget]
+            self.eval_prompts_too_long = len(tasks) - len(kept)  # counted in every eval row
+            if not kept:
+                raise ValueError(
+                    f"every held-out problem's prompt is longer than max_model_len - max_new_tokens = "
+                    f"{budget} tokens: raise max_model_len"
+                )
+            self._eval_tasks[key] = kept
         return self._eval_tasks[key]
 
     def evaluate_full(
@@ -408,16 +423,19 @@ class GRPOTrainer:
         """Greedy (and sampled, ``eval_samples`` unless ``samples`` says otherwise) accuracy on the
         held-out problems, per subset."""
         cfg = self.config
-        return evaluate(
+        tasks = self.eval_tasks(levels, n)
+        result = evaluate(
             self.backend,
             self.chat,
-            self.eval_tasks(levels, n),
+            tasks,
             max_tokens=cfg.max_new_tokens,
             samples=cfg.eval_samples if samples is None else samples,
             temperature=cfg.temperature,
             subset=self.teacher.subset,
             progress=progress,
         )
+        result.metrics["eval/prompts_too_long"] = float(self.eval_prompts_too_long)
+        return result
 
     def evaluate(
         self, levels: Sequence[int] | None = None, n: int | None = None, samples: int | None = None

@@ -6,7 +6,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import Counter
-from collections.abc import Container
+from collections.abc import Callable, Container
 from dataclasses import dataclass
 from typing import Any
 
@@ -32,6 +32,7 @@ REASONS = (
     "held_out",
     "duplicate",
     "build_error",
+    "prompt_too_long",
 )
 
 
@@ -71,6 +72,8 @@ class Gate:
         self.check_determinism = check_determinism and language.needs_determinism
         self.determinism_pair = determinism_pair
         self.counts: Counter[str] = Counter()
+        # set by the trainer: whether a task's prompt leaves room for the solver's answer
+        self.prompt_fits: Callable[[str], bool] | None = None
         self._lock = threading.Lock()  # check() runs on several verification threads at once
 
     def check(self, task_type: str, text: str, seen: Container[str] = (), salt: int = 0) -> GateResult:
@@ -94,6 +97,8 @@ class Gate:
             return GateResult(None, "build_error", f"{type(exc).__name__}: {exc}")
         if task.canonical in seen:
             return GateResult(None, "duplicate", task.canonical)
+        if self.prompt_fits is not None and not self.prompt_fits(task.prompt):
+            return GateResult(None, "prompt_too_long", "the solver prompt leaves no room for an answer")
         if self.check_determinism:
             program = self.language.determinism_program(task)
             if program is not None:

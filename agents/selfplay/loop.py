@@ -181,10 +181,17 @@ class SelfPlay:
         return out
 
     def _proposer_prompts(self, task_type: str) -> list[str]:
-        return [
-            self.language.proposer_prompt(task_type, self.buffers[task_type].sample(self.config.references))
-            for _ in range(self.config.proposals_per_type)
-        ]
+        """The step's proposer prompts; a prompt too long for the model drops example tasks until
+        it fits (the trainer refuses to start if one without examples does not)."""
+        prompts = []
+        for _ in range(self.config.proposals_per_type):
+            references = self.buffers[task_type].sample(self.config.references)
+            prompt = self.language.proposer_prompt(task_type, references)
+            while references and self.gate.prompt_fits is not None and not self.gate.prompt_fits(prompt):
+                references = references[:-1]
+                prompt = self.language.proposer_prompt(task_type, references)
+            prompts.append(prompt)
+        return prompts
 
     def _probe(self, task: Any, solver: Policy, out: StepResult) -> float:
         """Sample ``probes`` solver attempts at the training temperature, grade them exactly,
@@ -204,6 +211,8 @@ class SelfPlay:
             name = families[int(self.rng.integers(len(families)))]
             proposal = json.dumps({"family": name, "level": self.config.catalog_level})
             task = self.catalog.build("family", proposal, salt=int(self.rng.integers(2**31)) + k)
+            if self.gate.prompt_fits is not None and not self.gate.prompt_fits(task.prompt):
+                continue  # counted nowhere else: the catalog mix is not the proposer's doing
             attempts = solver.generate([task.prompt], self.config.probes, self.config.temperature)[0]
             for attempt, score in zip(attempts, self.catalog.grade(task, attempts), strict=True):
                 out.solver.append(Sample("solver", "catalog", task.prompt, attempt, score, source="catalog"))

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from palaestra.agents.backends import Sampling
-from palaestra.agents.rollout import Episode
+from palaestra.agents.rollout import Episode, prompt_token_budget
 
 from .loop import Sample, SelfPlay, StepResult
 
@@ -86,6 +86,28 @@ class SelfPlayLoop:
         self.selfplay = selfplay
         tokens = max_tokens or getattr(trainer.config, "max_new_tokens", 128)
         self.policy = BackendPolicy(trainer.chat, trainer.backend, tokens, seed=selfplay.config.seed)
+        max_model_len = getattr(trainer.config, "max_model_len", None)
+        if max_model_len is not None:
+            self._guard_prompt_length(prompt_token_budget(max_model_len, tokens))
+
+    def _guard_prompt_length(self, budget: int) -> None:
+        """Refuse proposals whose solver prompt is too long (a counted gate reason, never a vLLM
+        error mid-run), and refuse to start if a proposer prompt without examples cannot fit."""
+        chat = self.trainer.chat
+
+        def fits(prompt: str) -> bool:
+            return len(chat.prompt_ids(prompt)) <= budget
+
+        language = self.selfplay.language
+        for task_type in language.task_types:
+            bare = len(chat.prompt_ids(language.proposer_prompt(task_type, [])))
+            if bare > budget:
+                raise ValueError(
+                    f"the {language.name} proposer prompt ({task_type}) is {bare} tokens, but "
+                    f"max_model_len - max_new_tokens leaves {budget}: raise --max-model-len to at least "
+                    f"{bare + (self.policy.max_tokens)}"
+                )
+        self.selfplay.gate.prompt_fits = fits
 
     def step(self) -> tuple[StepResult, dict[str, Any]]:
         """One self-play step, one policy update on proposer + solver samples, one weight sync."""

@@ -192,3 +192,25 @@ def test_vllm_training_steps_keep_engine_in_sync(tmp_path, tiny_path, vllm_engin
     for gv, gh in zip(vllm_engine.generate(prompts, 1, greedy), hf.generate(prompts, 1, greedy), strict=True):
         assert gv[0].token_ids == gh[0].token_ids
         assert max(abs(x - y) for x, y in zip(gv[0].logprobs, gh[0].logprobs, strict=True)) < 1e-4
+
+
+def test_too_long_prompts_are_counted_not_sent_to_vllm(tmp_path, tiny_path, vllm_engine):
+    """A sudoku level-5 prompt is 603 tiny-model tokens: vLLM raised on it (prompt longer than
+    max_model_len 512) and the run died; now the step refuses it with a counted reason."""
+    from palaestra.agents.trainer import GRPOTrainer
+
+    cfg = _config(tmp_path, backend="vllm", families="sudoku", start_level=5, max_level=5, max_model_len=512)
+    trainer = GRPOTrainer(cfg, backend=vllm_engine)
+    metrics = trainer.step()
+    assert metrics["rollout/prompts_too_long"] == cfg.prompts_per_step
+    assert metrics["train/skipped"] == 1.0
+    mixed = GRPOTrainer(
+        _config(tmp_path, backend="vllm", families="expression,sudoku", start_level=5, max_level=5),
+        backend=vllm_engine,
+    )
+    mixed.sync()
+    row = mixed.step()  # the expression prompts still train
+    assert 0 < row["rollout/prompts_too_long"] < cfg.prompts_per_step
+    assert row["rollout/response_tokens"] > 0
+    assert {t.family for t in mixed.eval_tasks()} == {"expression"}  # held-out sudoku is too long
+    assert mixed.eval_prompts_too_long > 0

@@ -73,3 +73,18 @@ def test_arith_dsl_warm_start_runs_with_catalog_replay(tmp_path) -> None:
     ]
     warm = [r for r in rows if r["kind"] == "selfplay_warm_start"]
     assert len(warm) == 1 and warm[0]["loss"] > 0
+
+
+def test_python_proposer_prompt_too_long_for_the_model_fails_at_start(tmp_path) -> None:
+    """The python proposer prompt is ~581 tokens without examples: with max_model_len 512 the run
+    refuses to start and names the flag (vLLM raised mid-run before)."""
+    pytest.importorskip("torch")
+    from palaestra.agents.config import preset
+    from palaestra.agents.selfplay import SelfPlayConfig
+    from palaestra.agents.selfplay.cli import run_selfplay
+
+    config = preset(
+        "tiny", steps=1, sft_steps=0, backend="transformers", output_dir=str(tmp_path), progress=False
+    )
+    with pytest.raises(ValueError, match="raise --max-model-len to at least"):
+        run_selfplay(config, SelfPlayConfig(proposals_per_type=1), "python", quiet=True)

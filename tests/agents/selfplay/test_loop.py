@@ -191,3 +191,12 @@ def test_verification_overlaps_generation() -> None:
 
     assert pipelined(batches(), verify, workers=2) == [[0, 1], [10, 11], [20, 21]]
     assert overlapped == [True, True]
+
+
+def test_proposals_whose_solver_prompt_is_too_long_are_refused_and_counted() -> None:
+    play = SelfPlay(make_language("arith"), SelfPlayConfig(proposals_per_type=2, temperature=0.7))
+    play.gate.prompt_fits = lambda prompt: "9*9*9" not in prompt  # a stand-in token budget
+    out = play.step(Proposer(["<task>1+1</task>", "<task>9*9*9+1</task>"]), Solver({"1+1": 4}))
+    assert out.metrics["rejections"]["prompt_too_long"] == 1
+    assert out.metrics["rejections"]["ok"] == 1
+    assert all("9*9*9" not in s.prompt for s in out.solver)  # never sent to the solver
