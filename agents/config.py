@@ -42,7 +42,11 @@ class TrainConfig:
     )
     ray_cpus_per_engine: int = opt(1, "CPU cores Ray reserves per engine when there is no GPU")
     vllm_kv_cache_mb: int = opt(256, "vLLM KV-cache size in MiB on CPU (explicit: the default reserves GiBs)")
-    vllm_gpu_memory_utilization: float = opt(0.3, "vLLM GPU memory fraction when colocated with the trainer")
+    vllm_gpu_memory_utilization: float = opt(
+        0.0,
+        "vLLM GPU memory fraction when colocated with the trainer (0: sized by the preflight for bf16 "
+        "weights plus one step's KV cache)",
+    )
     sleep_mode: bool = opt(False, "put the vLLM engine to sleep during the training step (GPU only)")
     max_model_len: int = opt(512, "maximum prompt + completion tokens")
     memory_limit_gb: float = opt(
@@ -91,7 +95,22 @@ class TrainConfig:
     weight_decay: float = opt(0.0, "AdamW weight decay")
     max_grad_norm: float = opt(1.0, "gradient clipping norm (0: off)")
     updates_per_step: int = opt(1, "optimisation passes over each batch (PPO epochs)")
-    micro_batch_size: int = opt(64, "sequences per forward/backward (gradient accumulation over the rest)")
+    micro_batch_size: int = opt(
+        0,
+        "sequences per forward/backward (gradient accumulation over the rest); 0: the largest of "
+        "64, 32, ..., 1 that the memory preflight fits on the device",
+    )
+    gradient_checkpointing: bool = opt(
+        False, "recompute activations in the backward pass (less memory, about 30% more compute)"
+    )
+    lora_rank: int = opt(0, "train LoRA adapters of this rank on every linear layer (peft); 0: all weights")
+    lora_alpha: float = opt(32.0, "LoRA scaling numerator (the update is scaled by alpha / rank)")
+    lr_schedule: str = opt(
+        "constant",
+        "learning rate after warmup: constant, or cosine decay to 10% at the last step",
+        ("constant", "cosine"),
+    )
+    warmup_steps: int = opt(0, "linear learning-rate warmup over this many RL steps")
     clip_low: float = opt(0.2, "PPO clip: ratio lower bound is 1 - clip_low")
     clip_high: float = opt(
         0.28, "PPO clip: ratio upper bound is 1 + clip_high (asymmetric, DAPO clip-higher)"
@@ -187,7 +206,6 @@ class TrainConfig:
             "prompts_per_step",
             "group_size",
             "max_new_tokens",
-            "micro_batch_size",
             "updates_per_step",
             "num_engines",
             "curriculum_window",
@@ -229,8 +247,18 @@ class TrainConfig:
             ) from None
         if any(not 1 <= level <= 10 for level in levels):
             raise ValueError(f"config eval_levels must name levels 1..10, got {self.eval_levels!r}")
-        if self.eval_samples < 0 or self.sft_max_steps < 0 or self.threads < 0:
-            raise ValueError("config eval_samples, sft_max_steps and threads must be >= 0")
+        for name in (
+            "eval_samples",
+            "sft_max_steps",
+            "threads",
+            "micro_batch_size",
+            "lora_rank",
+            "warmup_steps",
+        ):
+            if getattr(self, name) < 0:
+                raise ValueError(f"config {name} must be >= 0, got {getattr(self, name)}")
+        if not 0 <= self.vllm_gpu_memory_utilization < 1:
+            raise ValueError("config vllm_gpu_memory_utilization must lie in [0, 1) (0: sized automatically)")
         from palaestra.agents.tasks import parse_knobs
         from palaestra.agents.teacher import parse_errors
 

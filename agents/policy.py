@@ -87,22 +87,6 @@ def resolve_device(device: str) -> str:
     return device
 
 
-def estimate_memory_bytes(model_config: Any, config: TrainConfig) -> int:
-    """A rough upper estimate of the trainer's memory: weights, grads, AdamW, reference,
-    activations of one micro-batch (with logits) and the rollout engine's KV cache."""
-    hidden = model_config.hidden_size
-    layers = model_config.num_hidden_layers
-    vocab = model_config.vocab_size
-    inter = getattr(model_config, "intermediate_size", 4 * hidden)
-    params = vocab * hidden * (1 if getattr(model_config, "tie_word_embeddings", False) else 2)
-    params += layers * (4 * hidden * hidden + 3 * hidden * inter)
-    copies = 4 + (1 if config.kl_coef > 0 else 0)  # weights, grads, 2 Adam moments, reference
-    seq = config.max_model_len
-    activations = config.micro_batch_size * seq * (layers * (16 * hidden + 2 * inter) + 3 * vocab) * 4
-    engine = config.vllm_kv_cache_mb * 2**20 * config.num_engines + 2 * params * 4 * config.num_engines
-    return params * 4 * copies + activations + engine
-
-
 def available_memory_bytes(config: TrainConfig, device: str) -> int:
     if config.memory_limit_gb > 0:
         return int(config.memory_limit_gb * 2**30)
@@ -114,12 +98,26 @@ def available_memory_bytes(config: TrainConfig, device: str) -> int:
 
 
 def check_memory(model_config: Any, config: TrainConfig, device: str) -> None:
-    need = estimate_memory_bytes(model_config, config)
+    """Refuse a config whose estimate exceeds the device; resolve the automatic sizes in place
+    (``micro_batch_size`` 0: the largest that fits; ``vllm_gpu_memory_utilization`` 0 on a GPU:
+    what a colocated engine needs), so ``config.json`` records what ran."""
+    from palaestra.agents import memory
+
+    gpu = device.startswith("cuda")
     have = available_memory_bytes(config, device)
-    if need > have:
+    if gpu and not config.vllm_gpu_memory_utilization and config.backend != "transformers":
+        config.vllm_gpu_memory_utilization = memory.auto_gpu_memory_utilization(model_config, config, have)
+    if not config.micro_batch_size:
+        fitted = memory.fit_micro_batch(model_config, config, gpu, have)
+        config.micro_batch_size = fitted or 1  # 1 fails the check below with the estimate
+    need = memory.estimate(model_config, config, gpu, have)
+    if need.total > have:
         raise ValueError(
-            f"this config needs about {need / 2**30:.1f} GiB but {have / 2**30:.1f} GiB are available "
-            f"on {device}; lower micro_batch_size, max_model_len or vllm_kv_cache_mb"
+            f"this config needs about {need.total / 2**30:.1f} GiB but {have / 2**30:.1f} GiB are available "
+            f"on {device} (weights {need.weights / 2**30:.1f}, gradients and optimizer "
+            f"{need.gradients_and_optimizer / 2**30:.1f}, activations {need.activations / 2**30:.1f}, "
+            f"engines {need.engines / 2**30:.1f}); lower micro_batch_size or max_model_len, or turn on "
+            "gradient_checkpointing or lora_rank"
         )
 
 
@@ -134,10 +132,58 @@ def preflight(config: TrainConfig) -> tuple[Path, Any, Any, str]:
     return path, tokenizer, model_config, device
 
 
-def load_policy(path: Path, device: str) -> Any:
+def load_policy(path: Path, device: str, config: TrainConfig | None = None) -> Any:
+    """The policy in fp32 (mixed precision autocasts on a GPU), with gradient checkpointing and
+    LoRA adapters (peft) when ``config`` asks; a frozen LoRA base stays in bf16 on a GPU."""
     import torch
     from transformers import AutoModelForCausalLM
 
-    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.float32).to(device)
+    lora = config is not None and config.lora_rank > 0
+    bf16_base = lora and config.bf16 and device.startswith("cuda")
+    model = AutoModelForCausalLM.from_pretrained(path, dtype=torch.bfloat16 if bf16_base else torch.float32)
+    model = model.to(device)
     model.config.use_cache = False
+    if config is not None and config.gradient_checkpointing:
+        model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+    if lora:
+        model = with_lora(model, config)
     return model
+
+
+def with_lora(model: Any, config: TrainConfig) -> Any:
+    """``model`` wrapped with LoRA adapters on every linear layer of its blocks (peft)."""
+    try:
+        from peft import LoraConfig, get_peft_model
+    except ImportError:
+        raise ValueError("lora_rank > 0 needs peft: pip install 'palaestra[train]'") from None
+    lora = LoraConfig(
+        r=config.lora_rank,
+        lora_alpha=config.lora_alpha,
+        lora_dropout=0.0,  # dropout would make the trainer's logprobs differ from the engine's
+        target_modules="all-linear",
+        task_type="CAUSAL_LM",
+    )
+    if config.gradient_checkpointing:
+        model.enable_input_require_grads()  # checkpointed blocks need a grad-carrying input
+    return get_peft_model(model, lora)
+
+
+def is_lora(model: Any) -> bool:
+    return hasattr(model, "peft_config")
+
+
+def full_weights(model: Any) -> dict[str, Any]:
+    """The weights a rollout engine or a model folder needs, under the base model's names: for a
+    LoRA policy, the adapters merged into copies of the base weights (the policy is unchanged)."""
+    if not is_lora(model):
+        return model.state_dict()
+    model.merge_adapter()
+    try:
+        merged = {}
+        for key, value in model.get_base_model().state_dict().items():
+            if "lora_" in key:
+                continue
+            merged[key.replace(".base_layer.", ".")] = value.detach().clone()
+    finally:
+        model.unmerge_adapter()
+    return merged

@@ -78,10 +78,11 @@ def new_run_dir(config: TrainConfig) -> TrainConfig:
 def cpu_defaults(config: TrainConfig) -> None:
     """What docs/training.md asks of CPU runs, unless the environment says otherwise: the
     in-process vLLM engine (weights synced in memory), no hub access for the built-in model, and
-    torch's intra-op threads (:func:`set_cpu_threads`)."""
+    torch's intra-op threads (:func:`set_cpu_threads`). On a GPU the engine is in-process too, so
+    each step's weights go to it in memory rather than through a safetensors file on disk."""
+    os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
     if not _device_is_cpu(config):
         return
-    os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
     if config.model == "tiny":
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
     set_cpu_threads(config)

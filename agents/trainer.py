@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import time
 from collections.abc import Sequence
 from contextlib import nullcontext
@@ -35,7 +36,7 @@ from palaestra.agents.backends import (
 from palaestra.agents.config import TrainConfig
 from palaestra.agents.curriculum import TrainerCurriculum
 from palaestra.agents.heldout_eval import EvalResult, evaluate
-from palaestra.agents.policy import load_policy, preflight
+from palaestra.agents.policy import full_weights, load_policy, preflight
 from palaestra.agents.rollout import ChatFormat, Episode, Rollout, SingleTurnRollout, prompt_token_budget
 from palaestra.agents.tasks import TRAIN_SEED_LIMIT, TaskSpace
 from palaestra.agents.teacher import Teacher
@@ -81,6 +82,11 @@ def make_backend(config: TrainConfig, path: Path, policy: Any, pad_token_id: int
             cpus_per_engine=config.ray_cpus_per_engine,
             seed=config.seed,
         )
+    if config.num_engines > 1 and cuda_available():
+        raise ValueError(
+            "num_engines > 1 on a GPU needs --use-ray, which gives each engine its own GPU (without Ray "
+            "every engine would load onto the trainer's device)"
+        )
     engines = [_vllm_engine(config, path, i) for i in range(config.num_engines)]
     return engines[0] if len(engines) == 1 else DataParallelBackend(engines)
 
@@ -100,6 +106,7 @@ def _vllm_engine_kwargs(config: TrainConfig) -> dict[str, Any]:
         kv_cache_bytes=None if gpu else config.vllm_kv_cache_mb * 2**20,
         gpu_memory_utilization=config.vllm_gpu_memory_utilization if gpu else None,
         enable_sleep_mode=config.sleep_mode and gpu,
+        enforce_eager=not gpu,  # CUDA graphs on a GPU; the CPU backend has none
         use_tqdm_on_load=config.verbose,
     )
 
@@ -131,12 +138,14 @@ class GRPOTrainer:
         self.config = config
         self.path, self.tokenizer, self.model_config, self.device = preflight(config)
         torch.manual_seed(config.seed)
-        self.policy = load_policy(self.path, self.device)
+        self.policy = load_policy(self.path, self.device, config)
         self.chat = ChatFormat(self.tokenizer)
         self.rollout = rollout or make_rollout(config, self.chat)
         self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
         self.optimizer = torch.optim.AdamW(
-            self.policy.parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
+            [p for p in self.policy.parameters() if p.requires_grad],  # LoRA: the adapters only
+            lr=config.learning_rate,
+            weight_decay=config.weight_decay,
         )
         self.curriculum = TrainerCurriculum(
             config.family_list(),
@@ -165,7 +174,19 @@ class GRPOTrainer:
                 p.requires_grad_(False)
 
     def sync(self) -> None:
-        self.backend.sync_weights(self.policy.state_dict())
+        self.backend.sync_weights(full_weights(self.policy))
+
+    def learning_rate(self, step: int) -> float:
+        """The RL learning rate at ``step`` (1-based): linear warmup over ``warmup_steps``, then
+        constant or a cosine decay to 10% at ``steps``. A function of the step alone, so a resumed
+        run continues the schedule exactly."""
+        cfg = self.config
+        if step <= cfg.warmup_steps:
+            return cfg.learning_rate * step / cfg.warmup_steps
+        if cfg.lr_schedule == "constant":
+            return cfg.learning_rate
+        progress = min(1.0, (step - cfg.warmup_steps) / max(1, cfg.steps - cfg.warmup_steps))
+        return cfg.learning_rate * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * progress)))
 
     # ------------------------------------------------------------------ one RL step
 
@@ -277,6 +298,8 @@ class GRPOTrainer:
                 if self.reference is not None:
                     b["ref"] = self._logprobs(self.reference, b)[0]
         sums: dict[str, float] = {}
+        for group in self.optimizer.param_groups:
+            group["lr"] = self.learning_rate(self.step_count + 1)
         self.policy.train()
         for _ in range(cfg.updates_per_step):
             self.optimizer.zero_grad(set_to_none=True)
@@ -304,6 +327,7 @@ class GRPOTrainer:
             "train/tis_weight": sums["tis"] / tok,
             "train/logprob_mismatch": sums["mismatch"] / tok,
             "train/sequences": n_seq,
+            "train/learning_rate": self.optimizer.param_groups[0]["lr"],
             "train/tokens": n_tok,
         }
 

@@ -91,19 +91,25 @@ def add_selfplay_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def selfplay_enabled(args: argparse.Namespace) -> bool:
-    """``--selfplay`` / ``--no-selfplay`` if given, else whether the preset trains by self-play."""
+    """``--selfplay`` / ``--no-selfplay`` if given, else the recipe's mode, else whether the preset
+    trains by self-play."""
     flag = getattr(args, "selfplay", None)
     if flag is not None:
         return bool(flag)
+    recipe = getattr(args, "recipe", None)
+    if recipe:
+        return recipe.get("mode") == "selfplay"
     return getattr(args, "preset", None) in SELFPLAY_PRESETS
 
 
 def resolve_selfplay_args(args: argparse.Namespace) -> argparse.Namespace:
-    """Fill every self-play flag left out with the preset's value, else the default (in place)."""
+    """Fill every self-play flag left out with the recipe's value, else the preset's, else the default
+    (in place)."""
     from_preset = SELFPLAY_PRESETS.get(getattr(args, "preset", None) or "", {})
+    from_recipe = (getattr(args, "recipe", None) or {}).get("selfplay") or {}
     for key, default in SELFPLAY_DEFAULTS.items():
         if getattr(args, f"selfplay_{key}", None) is None:
-            setattr(args, f"selfplay_{key}", from_preset.get(key, default))
+            setattr(args, f"selfplay_{key}", from_recipe.get(key, from_preset.get(key, default)))
     return args
 
 

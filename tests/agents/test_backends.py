@@ -112,3 +112,26 @@ def test_vllm_seeded_batch_larger_than_one_prefill_chunk(tiny_path, tokenizer, v
     b = vllm_engine.generate(many, 2, s)
     assert len(a) == len(many)
     assert [[c.token_ids for c in g] for g in a] == [[c.token_ids for c in g] for g in b]
+
+
+def test_unsupported_vllm_is_refused_in_one_line():
+    """The GPU `vllm` was unpinned while the engine uses 0.32-era APIs; a release outside the
+    supported range is refused before an engine starts, naming the range."""
+    from palaestra.agents.backends import check_vllm_version
+
+    check_vllm_version("0.32.0")
+    check_vllm_version("0.32.4+cpu")
+    for version in ("0.31.2", "0.33.0", "1.0.0", ""):
+        with pytest.raises(ValueError, match=r"vllm>=0\.32,<0\.33"):
+            check_vllm_version(version)
+
+
+def test_several_engines_on_one_gpu_without_ray_are_refused(monkeypatch, tmp_path):
+    """`--num-engines N` without Ray started N engines on the trainer's one GPU."""
+    from palaestra.agents import trainer as trainer_module
+    from palaestra.agents.config import TrainConfig
+
+    monkeypatch.setattr(trainer_module, "cuda_available", lambda: True)
+    config = TrainConfig(backend="vllm", num_engines=2, output_dir=str(tmp_path))
+    with pytest.raises(ValueError, match="--use-ray"):
+        trainer_module.make_backend(config, tmp_path, policy=None, pad_token_id=0)

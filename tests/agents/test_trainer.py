@@ -214,3 +214,49 @@ def test_too_long_prompts_are_counted_not_sent_to_vllm(tmp_path, tiny_path, vllm
     assert row["rollout/response_tokens"] > 0
     assert {t.family for t in mixed.eval_tasks()} == {"expression"}  # held-out sudoku is too long
     assert mixed.eval_prompts_too_long > 0
+
+
+def test_lora_gradient_checkpointing_and_schedule_train_sync_and_resume(tmp_path, tiny_path):
+    """LoRA (peft) with gradient checkpointing: only the adapters train, the engine receives the
+    merged weights, a checkpoint is a loadable model folder and resumes the adapters exactly;
+    the learning rate warms up, then decays along the cosine."""
+    pytest.importorskip("peft")
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    from palaestra.agents.checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
+    from palaestra.agents.trainer import GRPOTrainer
+
+    cfg = _config(
+        tmp_path, lora_rank=4, gradient_checkpointing=True, lr_schedule="cosine", warmup_steps=2, steps=6
+    )
+    trainer = GRPOTrainer(cfg)
+    assert [round(trainer.learning_rate(s) / cfg.learning_rate, 3) for s in (1, 2, 6)] == [0.5, 1.0, 0.1]
+    trainable = sum(p.numel() for p in trainer.policy.parameters() if p.requires_grad)
+    total = sum(p.numel() for p in trainer.policy.parameters())
+    assert 0 < trainable < total / 5
+    base_before = {
+        k: v.clone() for k, v in trainer.policy.get_base_model().state_dict().items() if "base_layer" in k
+    }
+    episodes = _rewarded_batch(trainer)
+    trainer.update(episodes, [1.0, -1 / 3, -1 / 3, -1 / 3])
+    trainer.step_count = 1
+    after = trainer.policy.get_base_model().state_dict()
+    assert all(torch.equal(after[k], v) for k, v in base_before.items())  # the base stays frozen
+    from palaestra.agents.policy import full_weights
+
+    weights = full_weights(trainer.policy)
+    assert not any("lora_" in k or "base_layer" in k for k in weights)
+    assert set(weights) == set(AutoModelForCausalLM.from_pretrained(tiny_path).state_dict())
+    assert any("lora_" in k for k in trainer.policy.state_dict())  # the policy keeps its adapters
+    path = save_checkpoint(trainer)
+    folder_model = AutoModelForCausalLM.from_pretrained(path)
+    for key, value in folder_model.state_dict().items():
+        assert torch.allclose(value, weights[key], atol=1e-6), key
+    again = GRPOTrainer(cfg)
+    load_checkpoint(again, latest_checkpoint(cfg.output_dir))
+    b = trainer._batch(episodes, [0.0] * len(episodes))
+    with torch.no_grad():
+        lp_a, _ = trainer._logprobs(trainer.policy, b)
+        lp_b, _ = again._logprobs(again.policy, b)
+    assert torch.allclose(lp_a, lp_b, atol=1e-6)
