@@ -49,6 +49,10 @@ def save_checkpoint(trainer: Any, extra: dict[str, Any] | None = None, name: str
 
     out = trainer.config.output_dir
     target = checkpoint_dir(out, trainer.step_count) if name is None else Path(out) / "checkpoints" / name
+    parallel = getattr(trainer, "parallel", None)
+    if parallel is not None and not parallel.is_main:  # one copy: every process holds the same state
+        parallel.barrier()  # returns once the first process has written it
+        return target
     tmp = target.with_name(target.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
@@ -83,6 +87,8 @@ def save_checkpoint(trainer: Any, extra: dict[str, Any] | None = None, name: str
     (tmp / STATE_FILE).write_text(json.dumps(state, indent=1))
     shutil.rmtree(target, ignore_errors=True)
     os.replace(tmp, target)
+    if parallel is not None:
+        parallel.barrier()
     return target
 
 

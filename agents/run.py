@@ -145,6 +145,7 @@ class RunContext:
 
     config: TrainConfig
     quiet: bool = False
+    main: bool = True  # under a launcher, only the first process writes the run's files
     started: float = field(default_factory=time.perf_counter)
     cpu_started: float = field(default_factory=time.process_time)  # every thread of this process
 
@@ -164,7 +165,19 @@ class RunContext:
         return ProgressBar(total, label=label, unit=unit, enabled=self.config.progress and not self.quiet)
 
     def log(self, row: dict[str, Any]) -> None:
-        write_jsonl(self.metrics_path, row)
+        if self.main:
+            write_jsonl(self.metrics_path, row)
+
+
+def join_run(trainer: GRPOTrainer, config: TrainConfig, quiet: bool) -> tuple[TrainConfig, RunContext]:
+    """Every process of a launched run writes to (and resumes from) the first process's run
+    folder; the others stay quiet and write nothing. A single process keeps its own."""
+    shared = trainer.parallel.gather([config.output_dir])[0]
+    if shared != config.output_dir:
+        config = replace(config, output_dir=shared)
+        trainer.config = config
+    main = trainer.parallel.is_main
+    return config, RunContext(config, quiet=quiet or not main, main=main)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -346,7 +359,9 @@ def save_sft_checkpoint(trainer: GRPOTrainer, sft: SFT) -> Path:
     import torch
 
     path = save_checkpoint(trainer, {"stage": "sft"}, name="sft")
-    torch.save(sft.state_dict(), path / "sft_optimizer.pt")
+    if trainer.parallel.is_main:
+        torch.save(sft.state_dict(), path / "sft_optimizer.pt")
+    trainer.parallel.barrier()
     return path
 
 
@@ -513,6 +528,8 @@ def finish(
         if (ctx.out / "checkpoints" / name).exists()
     }
     plots: list[Path] = []
+    if not ctx.main:
+        return summary
     if cfg.plots and _has_matplotlib():
         plots.append(plot_summary(rows, arms, ctx.out / "plots" / "summary.png", step_kind, reward_key, mode))
         if step_kind == "step":
@@ -588,6 +605,7 @@ def run_training(
         )
     )
     trainer = GRPOTrainer(config, backend=backend)  # preflight checks run here, before any work
+    config, ctx = join_run(trainer, config, quiet)
     ctx.out.mkdir(parents=True, exist_ok=True)
     resumed_from = latest_checkpoint(ctx.out) if config.resume else None
     extra: dict[str, Any] = {}
@@ -598,12 +616,14 @@ def run_training(
     if resumed_from is not None:
         extra = load_checkpoint(trainer, resumed_from)
         rows = [r for r in read_jsonl(ctx.metrics_path) if r.get("step", 0) <= trainer.step_count]
-        ctx.metrics_path.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))
+        if ctx.main:
+            ctx.metrics_path.write_text("".join(json.dumps(r, sort_keys=True) + "\n" for r in rows))
         ctx.say(f"resumed from {resumed_from} at step {trainer.step_count}")
     else:
-        ctx.metrics_path.unlink(missing_ok=True)
-        (ctx.out / "config.json").write_text(config.to_json())
-        write_heldout_suite(trainer, ctx.out)
+        if ctx.main:
+            ctx.metrics_path.unlink(missing_ok=True)
+            (ctx.out / "config.json").write_text(config.to_json())
+            write_heldout_suite(trainer, ctx.out)
         sft, info = warm_start_stage(trainer, ctx)
         extra.update(info)
         if sft is not None and config.control:

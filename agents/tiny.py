@@ -237,3 +237,43 @@ def parameter_count(path: str | os.PathLike) -> int:
 
     model = AutoModelForCausalLM.from_pretrained(path)
     return sum(p.numel() for p in model.parameters())
+
+
+def build_random_architecture(
+    name: str, out: str | os.PathLike, *, seed: int = 0, layers: int | None = None
+) -> Path:
+    """A model folder with the exact architecture of ``name`` (one of
+    :data:`palaestra.agents.memory.KNOWN_ARCHITECTURES`), randomly initialised, with the tiny
+    model's tokenizer and chat template (its ids all lie inside the real vocabulary). Nothing is
+    downloaded: for dry runs of real-size training on machines without hub access. ``layers``
+    shrinks the depth (tests); the default keeps the real one."""
+    import torch
+    from transformers import AutoTokenizer, GenerationConfig, Qwen2Config, Qwen2ForCausalLM
+
+    from palaestra.agents.memory import KNOWN_ARCHITECTURES
+
+    if name not in KNOWN_ARCHITECTURES:
+        raise ValueError(f"unknown architecture {name!r}; known: {sorted(KNOWN_ARCHITECTURES)}")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    tokenizer = AutoTokenizer.from_pretrained(build_tiny())
+    tokenizer.save_pretrained(out)
+    fields = {k: v for k, v in KNOWN_ARCHITECTURES[name].items() if k not in ("architectures", "model_type")}
+    if layers is not None:
+        fields["num_hidden_layers"] = layers
+    config = Qwen2Config(
+        **fields,
+        bos_token_id=tokenizer.pad_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+        use_sliding_window=False,
+    )
+    config.dtype = "float32"
+    with torch.random.fork_rng(devices=[]):  # never disturbs the caller's torch RNG
+        torch.manual_seed(seed)
+        model = Qwen2ForCausalLM(config)
+    model.generation_config = GenerationConfig(
+        eos_token_id=tokenizer.eos_token_id, pad_token_id=tokenizer.pad_token_id
+    )
+    model.save_pretrained(out, safe_serialization=True)
+    return out

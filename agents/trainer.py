@@ -21,6 +21,7 @@ import math
 import time
 from collections.abc import Sequence
 from contextlib import nullcontext
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,7 @@ from palaestra.agents.backends import (
 )
 from palaestra.agents.config import TrainConfig
 from palaestra.agents.curriculum import TrainerCurriculum
+from palaestra.agents.distributed import DataParallel
 from palaestra.agents.heldout_eval import EvalResult, evaluate
 from palaestra.agents.policy import full_weights, load_policy, preflight
 from palaestra.agents.rollout import ChatFormat, Episode, Rollout, SingleTurnRollout, prompt_token_budget
@@ -137,8 +139,13 @@ class GRPOTrainer:
 
         self.config = config
         self.path, self.tokenizer, self.model_config, self.device = preflight(config)
+        self.parallel = DataParallel(use_cpu=not self.device.startswith("cuda"))
+        if self.parallel.accelerator is not None and self.device.startswith("cuda"):
+            self.device = str(self.parallel.accelerator.device)  # one GPU per process
         torch.manual_seed(config.seed)
         self.policy = load_policy(self.path, self.device, config)
+        # the model the loss runs through: under a launcher, gradients are averaged over processes
+        self.train_model = self.parallel.wrap(self.policy)
         self.chat = ChatFormat(self.tokenizer)
         self.rollout = rollout or make_rollout(config, self.chat)
         self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
@@ -205,11 +212,16 @@ class GRPOTrainer:
             seed=int(rng.integers(TRAIN_SEED_LIMIT)),
             stop_token_ids=self.chat.stop_token_ids,
         )
+        # under a launcher each process rolls out its contiguous share of the step's tasks; request
+        # i of the share is seeded as request start + i of the whole step, as one process seeds it
+        start, stop = self.parallel.shard(len(tasks))
+        shard_sampling = replace(sampling, seed=sampling.seed + start)
         self.backend.wake()
-        episodes = self.rollout.collect(self.backend, tasks, cfg.group_size, sampling)
+        episodes = self.rollout.collect(self.backend, tasks[start:stop], cfg.group_size, shard_sampling)
         t_rollout = time.perf_counter() - t0
-        too_long = getattr(self.rollout, "last_prompts_too_long", 0)
-        if not episodes:  # every prompt was too long: nothing to learn from, nothing crashed
+        too_long = int(self.parallel.sum([getattr(self.rollout, "last_prompts_too_long", 0)])[0])
+        all_episodes = self.parallel.gather(episodes)
+        if not all_episodes:  # every prompt was too long: nothing to learn from, nothing crashed
             self.backend.sleep()
             self.step_count = step
             return {"step": step, "rollout/prompts_too_long": too_long, "train/skipped": 1.0}
@@ -217,17 +229,18 @@ class GRPOTrainer:
         kept, advantages, group_metrics = self._advantages(episodes)
         self.backend.sleep()
         t1 = time.perf_counter()
-        train_metrics = self.update(kept, advantages) if kept else {"train/skipped": 1.0}
+        any_kept = self.parallel.sum([len(kept)])[0] > 0
+        train_metrics = self.update(kept, advantages, sharded=True) if any_kept else {"train/skipped": 1.0}
         t_train = time.perf_counter() - t1
         t2 = time.perf_counter()
-        if kept:
+        if any_kept:
             self.sync()
         t_sync = time.perf_counter() - t2
         self.step_count = step
 
         tokens = sum(len(e.completion_ids) for e in episodes)
         metrics = {"step": step, "rollout/prompts_too_long": too_long}
-        metrics.update(_rollout_metrics(episodes))
+        metrics.update(_rollout_metrics(all_episodes))
         metrics.update(group_metrics)
         metrics.update(train_metrics)
         metrics.update(self.curriculum.metrics())
@@ -250,44 +263,58 @@ class GRPOTrainer:
         kept: list[Episode] = []
         advantages: list[float] = []
         dropped = 0
+        outcomes = []  # (family, level, corrects, signal) per group, for the curriculum
         for members in groups.values():
             rewards = np.array([e.reward for e in members])
             adv = group_advantages(rewards, cfg.baseline, cfg.scale_rewards)
             first = members[0]
-            self.curriculum.update(
-                first.family, first.level, [e.correct for e in members], float(np.abs(adv).mean())
+            # the curriculum scores the group's signal before negatives are scaled down
+            outcomes.append(
+                (first.family, first.level, [e.correct for e in members], float(np.abs(adv).mean()))
             )
             if cfg.drop_zero_variance and rewards.std() == 0:
                 dropped += 1
                 continue
             kept.extend(members)
-            # the curriculum above scores the group's signal before negatives are scaled down
             advantages.extend(float(a) for a in np.where(adv < 0, adv * cfg.negative_advantage_scale, adv))
+        all_outcomes = self.parallel.gather(outcomes)  # every process's curriculum sees every group
+        for family, level, corrects, signal in all_outcomes:
+            self.curriculum.update(family, level, corrects, signal)
+        dropped = int(self.parallel.sum([dropped])[0])
         return (
             kept,
             advantages,
             {
                 "groups/dropped_zero_variance": dropped,
-                "groups/kept": len(groups) - dropped,
+                "groups/kept": len(all_outcomes) - dropped,
             },
         )
 
-    def update(self, episodes: Sequence[Episode], advantages: Sequence[float]) -> dict[str, float]:
-        """Policy-gradient update(s) on one batch; returns loss diagnostics."""
+    def update(
+        self, episodes: Sequence[Episode], advantages: Sequence[float], sharded: bool = False
+    ) -> dict[str, float]:
+        """Policy-gradient update(s) on one batch; returns loss diagnostics. Under a launcher,
+        ``sharded``: ``episodes`` are this process's share; otherwise they are the whole batch (the
+        same on every process) and each process trains on its contiguous share of them."""
         import torch
 
         cfg = self.config
-        n_seq = len(episodes)
-        n_tok = sum(e.num_policy_tokens for e in episodes)
+        if not sharded:
+            start, stop = self.parallel.shard(len(episodes))
+            episodes, advantages = episodes[start:stop], advantages[start:stop]
+        n_seq, n_tok = (
+            int(x) for x in self.parallel.sum([len(episodes), sum(e.num_policy_tokens for e in episodes)])
+        )
         if cfg.loss_aggregation == "token":
             denom = float(max(n_tok, 1))
         elif cfg.loss_aggregation == "sum":
             denom = float(n_seq * cfg.max_new_tokens)
         else:
             denom = float(n_seq)
+        local = len(episodes)  # this process's share (all of them in a single process)
         chunks = [
-            list(range(i, min(i + cfg.micro_batch_size, n_seq)))
-            for i in range(0, n_seq, cfg.micro_batch_size)
+            list(range(i, min(i + cfg.micro_batch_size, local)))
+            for i in range(0, local, cfg.micro_batch_size)
         ]
         batches = [self._batch([episodes[i] for i in c], [advantages[i] for i in c]) for c in chunks]
         need_old = cfg.updates_per_step > 1
@@ -297,17 +324,21 @@ class GRPOTrainer:
                     b["old"] = self._logprobs(self.policy, b)[0]
                 if self.reference is not None:
                     b["ref"] = self._logprobs(self.reference, b)[0]
-        sums: dict[str, float] = {}
+        sums: dict[str, float] = dict.fromkeys(("loss", "clipped", "entropy", "kl", "tis", "mismatch"), 0.0)
         for group in self.optimizer.param_groups:
             group["lr"] = self.learning_rate(self.step_count + 1)
         self.policy.train()
         for _ in range(cfg.updates_per_step):
             self.optimizer.zero_grad(set_to_none=True)
-            for b in batches:
-                loss, stats = self._loss(b, denom)
-                loss.backward()
-                for k, v in stats.items():
-                    sums[k] = sums.get(k, 0.0) + v
+            for k, b in enumerate(batches):
+                # gradients are averaged over processes once, on the last backward of the update
+                with self.parallel.no_sync(self.train_model) if k < len(batches) - 1 else nullcontext():
+                    loss, stats = self._loss(b, denom)
+                    (loss * self.parallel.world).backward()  # the average over processes, undone
+                for key, v in stats.items():
+                    sums[key] += v
+            if not batches and self.parallel.world > 1:
+                self._empty_backward()  # this process had no sequences: it joins the all-reduce
             grad_norm = (
                 torch.nn.utils.clip_grad_norm_(self.policy.parameters(), cfg.max_grad_norm)
                 if cfg.max_grad_norm > 0
@@ -316,6 +347,8 @@ class GRPOTrainer:
             sums["grad_norm"] = sums.get("grad_norm", 0.0) + float(grad_norm)
             self.optimizer.step()
         self.policy.eval()
+        summed = [key for key in sums if key != "grad_norm"]  # grad norms are already global
+        sums.update(zip(summed, self.parallel.sum([sums[key] for key in summed]), strict=True))
         k = cfg.updates_per_step
         tok = max(n_tok, 1) * k
         return {
@@ -330,6 +363,14 @@ class GRPOTrainer:
             "train/learning_rate": self.optimizer.param_groups[0]["lr"],
             "train/tokens": n_tok,
         }
+
+    def _empty_backward(self) -> None:
+        """A backward with zero gradients through the data-parallel model, for a process with no
+        sequences in this update (every process must join each gradient all-reduce)."""
+        import torch
+
+        ids = torch.full((1, 1), self.pad_id, dtype=torch.long, device=self.device)
+        (self.train_model(input_ids=ids).logits.sum() * 0.0).backward()
 
     def _batch(self, episodes: Sequence[Episode], advantages: Sequence[float]) -> dict[str, Any]:
         """Right-padded tensors; position t of the ``*_t`` tensors scores token t + 1."""
@@ -380,7 +421,7 @@ class GRPOTrainer:
         import torch
 
         cfg = self.config
-        new, entropy = self._logprobs(self.policy, b)
+        new, entropy = self._logprobs(self.train_model, b)
         old = b.get("old", new.detach())
         mask, adv = b["mask"], b["adv"][:, None]
         ratio = torch.exp(new - old)

@@ -178,6 +178,7 @@ def run_selfplay(
     steps = plural(config.steps, "step")
     ctx.say(stages.plan_line(config, mode, steps, config.steps * per_step, exact=False))
     trainer = GRPOTrainer(config)
+    config, ctx = stages.join_run(trainer, config, quiet)
     ctx.out.mkdir(parents=True, exist_ok=True)
     lang = make_run_language(language, config, trainer.space)
     sandbox = None
@@ -205,9 +206,10 @@ def run_selfplay(
             loop.policy.rng.bit_generator.state = extra.pop("sampler")
             ctx.say(f"resumed from {resumed} at self-play step {play.step_count}")
         else:
-            ctx.metrics_path.unlink(missing_ok=True)
-            (ctx.out / "config.json").write_text(config.to_json())
-            stages.write_heldout_suite(trainer, ctx.out)
+            if ctx.main:
+                ctx.metrics_path.unlink(missing_ok=True)
+                (ctx.out / "config.json").write_text(config.to_json())
+                stages.write_heldout_suite(trainer, ctx.out)
             sft, info = stages.warm_start_stage(trainer, ctx, **extra_sft)
             extra.update(info)
             if warm_start_steps > 0 and language == "arith":  # the DSL format, after the catalog SFT
@@ -262,7 +264,7 @@ def run_selfplay(
         extra.update({"steps": play.step_count, "selfplay_sequences": sequences})
         extra.update({f"last_{k}": v for k, v in last.items() if isinstance(v, (int, float))})
         summary = stages.finish(ctx, arms, extra, "self-play", "selfplay", "solver_reward")
-        if config.plots:
+        if config.plots and ctx.main:
             _plot(ctx.out, ctx.say)
         return summary
     finally:
