@@ -27,7 +27,8 @@ def test_shrunk_real_size_dry_run(tmp_path, tiny_path):
     result = json.loads(out.read_text())
     assert result["architecture"] == "Qwen2.5-0.5B-Instruct" and result["layers"] == 1
     assert result["grpo_steps"] == 1 and result["selfplay_steps"] == 1
-    assert result["parameters_full_size_estimate"] > 4.9e8  # the preflight's estimate of the full 24-layer size
+    # the preflight's estimate of the full 24-layer size
+    assert result["parameters_full_size_estimate"] > 4.9e8
     assert result["python_proposer_prompt_tokens"] > 512  # longer than the old default context
     assert sum(result["selfplay_rejections"][0].values()) == 3  # each proposal graded, none crashed
     assert 0 < result["peak_rss_gb"] < 24
