@@ -188,6 +188,11 @@ class TrainConfig:
     checkpoint_every: int = opt(0, "save a checkpoint every N steps (0: only at the end)")
     resume: bool = opt(False, "resume from the latest checkpoint in output_dir")
     plots: bool = opt(True, "write PNG plots of the metrics (needs matplotlib)")
+    log_to: str = opt(
+        "",
+        "also log every metric to these trackers, comma-separated: tensorboard, wandb (WANDB_MODE applies)",
+    )
+    wandb_project: str = opt("palaestra", "the wandb project of --log-to wandb")
     progress: bool = opt(True, "show a progress bar with ETA on stderr")
     verbose: bool = opt(False, "show the log output of vLLM, torch and transformers")
 
@@ -261,7 +266,9 @@ class TrainConfig:
             raise ValueError("config vllm_gpu_memory_utilization must lie in [0, 1) (0: sized automatically)")
         from palaestra.agents.tasks import parse_knobs
         from palaestra.agents.teacher import parse_errors
+        from palaestra.agents.tracking import parse_trackers
 
+        parse_trackers(self.log_to)
         parse_errors(self.teacher_errors)
         unknown = sorted(set(parse_knobs(self.knobs)) - set(self.family_list()))
         if unknown:

@@ -146,6 +146,7 @@ class RunContext:
     config: TrainConfig
     quiet: bool = False
     main: bool = True  # under a launcher, only the first process writes the run's files
+    trackers: Any = None  # TensorBoard / wandb (agents/tracking.py), opened by open_trackers
     started: float = field(default_factory=time.perf_counter)
     cpu_started: float = field(default_factory=time.process_time)  # every thread of this process
 
@@ -167,6 +168,21 @@ class RunContext:
     def log(self, row: dict[str, Any]) -> None:
         if self.main:
             write_jsonl(self.metrics_path, row)
+            if self.trackers is not None:
+                self.trackers.log(row)
+
+    def open_trackers(self) -> None:
+        """Start the trackers ``--log-to`` names (first process only)."""
+        from palaestra.agents.tracking import Trackers, parse_trackers
+
+        names = parse_trackers(self.config.log_to)
+        if self.main and names and self.trackers is None:
+            self.trackers = Trackers(names, self.out, self.config.to_dict(), self.config.wandb_project)
+
+    def close_trackers(self) -> None:
+        if self.trackers is not None:
+            self.trackers.close()
+            self.trackers = None
 
 
 def join_run(trainer: GRPOTrainer, config: TrainConfig, quiet: bool) -> tuple[TrainConfig, RunContext]:
@@ -528,6 +544,7 @@ def finish(
         if (ctx.out / "checkpoints" / name).exists()
     }
     plots: list[Path] = []
+    ctx.close_trackers()
     if not ctx.main:
         return summary
     if cfg.plots and _has_matplotlib():
@@ -607,6 +624,7 @@ def run_training(
     trainer = GRPOTrainer(config, backend=backend)  # preflight checks run here, before any work
     config, ctx = join_run(trainer, config, quiet)
     ctx.out.mkdir(parents=True, exist_ok=True)
+    ctx.open_trackers()
     resumed_from = latest_checkpoint(ctx.out) if config.resume else None
     extra: dict[str, Any] = {}
     arms: dict[str, EvalResult] = {}
@@ -648,6 +666,7 @@ def run_training(
         bar.update(step, f"reward {last['rollout/reward']:.2f} solve {last['rollout/solve_rate']:.2f}")
         if stop_after is not None and step >= stop_after:
             bar.close()
+            ctx.close_trackers()
             return {"stopped_at": step, "last": last, "run_dir": str(ctx.out)}
     bar.close()
 

@@ -180,6 +180,7 @@ def run_selfplay(
     trainer = GRPOTrainer(config)
     config, ctx = stages.join_run(trainer, config, quiet)
     ctx.out.mkdir(parents=True, exist_ok=True)
+    ctx.open_trackers()
     lang = make_run_language(language, config, trainer.space)
     sandbox = None
     if lang.needs_sandbox:
@@ -268,6 +269,7 @@ def run_selfplay(
             _plot(ctx.out, ctx.say)
         return summary
     finally:
+        ctx.close_trackers()
         if sandbox is not None:
             sandbox.close()
         trainer.backend.close()

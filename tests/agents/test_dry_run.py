@@ -32,3 +32,16 @@ def test_shrunk_real_size_dry_run(tmp_path, tiny_path):
     assert result["python_proposer_prompt_tokens"] > 512  # longer than the old default context
     assert sum(result["selfplay_rejections"][0].values()) == 3  # each proposal graded, none crashed
     assert 0 < result["peak_rss_gb"] < 24
+
+
+@pytest.mark.slow
+def test_gpu_smoke_script_runs_its_code_path_on_the_cpu(tmp_path, tiny_path):
+    """`benchmarks/gpu_smoke.py` is run on GPU machines; here its --allow-cpu mode checks the script."""
+    script = SCRIPT.with_name("gpu_smoke.py")
+    out = tmp_path / "smoke.json"
+    argv = [sys.executable, str(script), "--allow-cpu", "--layers", "1", "--steps", "1", "--prompts", "2"]
+    argv += ["--group-size", "2", "--max-new-tokens", "4", "--out", str(out)]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=1800)
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(out.read_text())
+    assert result["status"] == "ok" and result["steps"] == 1 and result["rollout_tokens_per_s"] > 0
