@@ -19,7 +19,7 @@ import re
 import tempfile
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -29,13 +29,16 @@ DEFAULT_CPU_KV_CACHE_BYTES = 256 * 2**20
 
 @dataclass(frozen=True)
 class Sampling:
-    """How to sample. ``seed`` makes a call reproducible (request ``i`` uses ``seed + i``)."""
+    """How to sample. ``seed`` makes a call reproducible (request ``i`` uses ``seed + i``);
+    ``seeds`` gives each request its own seed instead: several prompts in one engine call are then
+    sampled exactly as separate calls with those seeds would sample them."""
 
     max_tokens: int = 64
     temperature: float = 1.0
     top_p: float = 1.0
     seed: int | None = None
     stop_token_ids: tuple[int, ...] = ()
+    seeds: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.max_tokens < 1:
@@ -93,6 +96,13 @@ class Backend(ABC):
         return None
 
 
+def request_seed(sampling: Sampling, index: int) -> int | None:
+    """The seed of request ``index`` of one generate call."""
+    if sampling.seeds is not None:
+        return sampling.seeds[index]
+    return None if sampling.seed is None else sampling.seed + index
+
+
 def _check_prompts(prompt_ids: Sequence[Sequence[int]], n: int) -> None:
     if n < 1:
         raise ValueError(f"n must be >= 1, got {n}")
@@ -137,6 +147,11 @@ class TransformersBackend(Backend):
         import torch
 
         _check_prompts(prompt_ids, n)
+        if sampling.seeds is not None:  # one generator per request, as separate calls would have
+            return [
+                self.generate([p], n, replace(sampling, seed=s, seeds=None))[0]
+                for p, s in zip(prompt_ids, sampling.seeds, strict=True)
+            ]
         start = time.perf_counter()
         rows = [list(p) for p in prompt_ids for _ in range(n)]
         device = next(self.model.parameters()).device
@@ -326,7 +341,7 @@ class VLLMBackend(Backend):
             temperature=sampling.temperature,
             top_p=sampling.top_p,
             max_tokens=sampling.max_tokens,
-            seed=None if sampling.seed is None else sampling.seed + index,
+            seed=request_seed(sampling, index),
             stop_token_ids=list(sampling.stop_token_ids),
             logprobs=0,
             detokenize=False,
@@ -433,7 +448,8 @@ class DataParallelBackend(Backend):
             lo, hi = bounds[i], bounds[i + 1]
             if hi > lo:
                 seed = None if sampling.seed is None else sampling.seed + lo
-                part = Sampling(**{**sampling.__dict__, "seed": seed})
+                seeds = None if sampling.seeds is None else sampling.seeds[lo:hi]
+                part = replace(sampling, seed=seed, seeds=seeds)
                 jobs.append((engine, prompt_ids[lo:hi], part))
         with ThreadPoolExecutor(len(jobs)) as pool:
             parts = list(pool.map(lambda job: job[0].generate(job[1], n, job[2]), jobs))

@@ -188,11 +188,14 @@ class RunContext:
 def join_run(trainer: GRPOTrainer, config: TrainConfig, quiet: bool) -> tuple[TrainConfig, RunContext]:
     """Every process of a launched run writes to (and resumes from) the first process's run
     folder; the others stay quiet and write nothing. A single process keeps its own."""
-    shared = trainer.parallel.gather([config.output_dir])[0]
+    parallel = getattr(trainer, "parallel", None)  # stand-in trainers (tests) run single-process
+    if parallel is None:
+        return config, RunContext(config, quiet=quiet)
+    shared = parallel.gather([config.output_dir])[0]
     if shared != config.output_dir:
         config = replace(config, output_dir=shared)
         trainer.config = config
-    main = trainer.parallel.is_main
+    main = parallel.is_main
     return config, RunContext(config, quiet=quiet or not main, main=main)
 
 

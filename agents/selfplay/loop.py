@@ -27,6 +27,9 @@ from .pipeline import pipelined
 
 
 class Policy(Protocol):
+    """``n`` completions per prompt. A policy may also offer ``generate_each`` (the completions of
+    one ``generate`` call per prompt, from one engine call); the loop batches its probes with it."""
+
     def generate(self, prompts: Sequence[str], n: int, temperature: float) -> list[list[str]]: ...
 
 
@@ -135,14 +138,12 @@ class SelfPlay:
             return self.gate.check(task_type, text, seen[task_type], salt=salt)
 
         checked = pipelined(batches(), verify, cfg.verify_workers)
-        learn: list[float] = []
-        penalties: list[float] = []
-        valid = total = held_out = 0
+        held_out = total = 0
+        plan: list[tuple[str, list[tuple[int, str, str, GateResult]]]] = []  # the step's proposals
         for (task_type, ps), results in zip(prompts.items(), checked, strict=True):
-            graded: list[tuple[str, str, float]] = []  # (prompt, proposal, reward after penalties)
+            entries = []
             in_batch: set[str] = set()
             for k, result in enumerate(results):
-                prompt, text = ps[k], raw[task_type][k]
                 if result.reason == "held_out":  # not the proposer's fault: no reward, no gradient
                     held_out += 1
                     continue
@@ -151,13 +152,25 @@ class SelfPlay:
                     self.gate.counts["ok"] -= 1
                     self.gate.counts["duplicate"] += 1
                     result = GateResult(None, "duplicate")
+                if result.ok:
+                    in_batch.add(result.task.canonical)
+                entries.append((k, ps[k], raw[task_type][k], result))
+            plan.append((task_type, entries))
+        # every valid proposal's probes in one engine call, then rewards in proposal order
+        valid_tasks = [result.task for _, entries in plan for *_, result in entries if result.ok]
+        pass_rates = iter(self._probe_all(valid_tasks, solver, out))
+        learn: list[float] = []
+        penalties: list[float] = []
+        valid = 0
+        for task_type, entries in plan:
+            graded: list[tuple[str, str, float]] = []  # (prompt, proposal, reward after penalties)
+            for k, prompt, text, result in entries:
                 if not result.ok:
                     graded.append((prompt, text, R.REWARD_INVALID))
                     continue
                 task = result.task
-                in_batch.add(task.canonical)
                 valid += 1
-                p = self._probe(task, solver, out)
+                p = next(pass_rates)
                 shapes = self.buffers[task_type].shapes()
                 share = shapes.count(task.shape) / len(shapes) if shapes else 0.0
                 reward = R.proposer_reward(
@@ -193,27 +206,44 @@ class SelfPlay:
             prompts.append(prompt)
         return prompts
 
-    def _probe(self, task: Any, solver: Policy, out: StepResult) -> float:
-        """Sample ``probes`` solver attempts at the training temperature, grade them exactly,
-        keep them as solver training data, and return the pass rate."""
-        attempts = solver.generate([task.prompt], self.config.probes, self.config.temperature)[0]
-        scores = self.language.grade(task, attempts, self.sandbox)
-        for attempt, score in zip(attempts, scores, strict=True):
-            out.solver.append(Sample("solver", task.task_type, task.prompt, attempt, score, source="probe"))
-        return R.pass_rate(scores, self.config.temperature, self.config.probes)
+    def _probe_all(self, tasks: list[Any], solver: Policy, out: StepResult) -> list[float]:
+        """Sample ``probes`` solver attempts per task at the training temperature, all in one
+        engine call where the solver can (``generate_each``: each task sampled as its own call
+        would be), grade them exactly, keep them as solver training data; the pass rates."""
+        attempts = self._generate_each(solver, [t.prompt for t in tasks])
+        rates = []
+        for task, group in zip(tasks, attempts, strict=True):
+            scores = self.language.grade(task, group, self.sandbox)
+            for attempt, score in zip(group, scores, strict=True):
+                out.solver.append(
+                    Sample("solver", task.task_type, task.prompt, attempt, score, source="probe")
+                )
+            rates.append(R.pass_rate(scores, self.config.temperature, self.config.probes))
+        return rates
+
+    def _generate_each(self, solver: Policy, prompts: list[str]) -> list[list[str]]:
+        if not prompts:
+            return []
+        cfg = self.config
+        each = getattr(solver, "generate_each", None)
+        if each is not None:
+            return each(prompts, cfg.probes, cfg.temperature)
+        return [solver.generate([prompt], cfg.probes, cfg.temperature)[0] for prompt in prompts]
 
     def _catalog_mix(self, valid: int, solver: Policy, out: StepResult) -> None:
         if self.catalog is None:
             return
         count = int(round(self.config.catalog_fraction * max(valid, 1)))
         families = self.catalog.allowed_families()
+        tasks = []
         for k in range(count):
             name = families[int(self.rng.integers(len(families)))]
             proposal = json.dumps({"family": name, "level": self.config.catalog_level})
             task = self.catalog.build("family", proposal, salt=int(self.rng.integers(2**31)) + k)
             if self.gate.prompt_fits is not None and not self.gate.prompt_fits(task.prompt):
                 continue  # counted nowhere else: the catalog mix is not the proposer's doing
-            attempts = solver.generate([task.prompt], self.config.probes, self.config.temperature)[0]
+            tasks.append(task)
+        for task, attempts in zip(tasks, self._generate_each(solver, [t.prompt for t in tasks]), strict=True):
             for attempt, score in zip(attempts, self.catalog.grade(task, attempts), strict=True):
                 out.solver.append(Sample("solver", "catalog", task.prompt, attempt, score, source="catalog"))
 

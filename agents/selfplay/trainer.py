@@ -33,11 +33,31 @@ class BackendPolicy:
         self.tokens: dict[tuple[str, str], list[tuple[list[int], Any]]] = {}
 
     def generate(self, prompts: Sequence[str], n: int, temperature: float) -> list[list[str]]:
+        """``n`` completions per prompt in one engine call (one seed for the call)."""
+        return self._generate(prompts, n, temperature, seed=int(self.rng.integers(SEED_LIMIT)))
+
+    def generate_each(self, prompts: Sequence[str], n: int, temperature: float) -> list[list[str]]:
+        """The same completions as one :meth:`generate` call per prompt, in order (one seed each),
+        from a single engine call: a step's probes in one batch, sampled as they were one by one."""
+        if not prompts:
+            return []
+        seeds = tuple(int(self.rng.integers(SEED_LIMIT)) for _ in prompts)
+        return self._generate(prompts, n, temperature, seeds=seeds)
+
+    def _generate(
+        self,
+        prompts: Sequence[str],
+        n: int,
+        temperature: float,
+        seed: int | None = None,
+        seeds: tuple[int, ...] | None = None,
+    ) -> list[list[str]]:
         ids = [self.chat.prompt_ids(p) for p in prompts]
         sampling = Sampling(
             max_tokens=self.max_tokens,
             temperature=temperature,
-            seed=int(self.rng.integers(SEED_LIMIT)),
+            seed=seed,
+            seeds=seeds,
             stop_token_ids=tuple(self.chat.stop_token_ids),
         )
         out = []

@@ -135,3 +135,28 @@ def test_several_engines_on_one_gpu_without_ray_are_refused(monkeypatch, tmp_pat
     config = TrainConfig(backend="vllm", num_engines=2, output_dir=str(tmp_path))
     with pytest.raises(ValueError, match="--use-ray"):
         trainer_module.make_backend(config, tmp_path, policy=None, pad_token_id=0)
+
+
+@pytest.mark.parametrize("engine", ["transformers", "vllm"])
+def test_generate_each_samples_as_separate_calls_would(engine, tiny_path, tokenizer, request):
+    """Self-play batches a step's probes into one engine call with a seed per prompt: the
+    completions are the ones separate calls (one seed each, drawn in the same order) give."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    from palaestra.agents.backends import TransformersBackend
+    from palaestra.agents.rollout import ChatFormat
+    from palaestra.agents.selfplay.trainer import BackendPolicy
+
+    if engine == "vllm":
+        backend = request.getfixturevalue("vllm_engine")
+        model = AutoModelForCausalLM.from_pretrained(tiny_path, dtype=torch.float32)
+        backend.sync_weights(model.state_dict())
+    else:
+        backend = TransformersBackend(AutoModelForCausalLM.from_pretrained(tiny_path), pad_token_id=0)
+    chat = ChatFormat(tokenizer)
+    prompts = [palaestra.make_task("expression", seed=s, level=1).prompt for s in range(3)]
+    batched = BackendPolicy(chat, backend, max_tokens=6, seed=5).generate_each(prompts, 4, 1.0)
+    one_by_one = BackendPolicy(chat, backend, max_tokens=6, seed=5)
+    assert batched == [one_by_one.generate([p], 4, 1.0)[0] for p in prompts]
+    assert len({text for group in batched for text in group}) > 3  # sampled, not one repeated text

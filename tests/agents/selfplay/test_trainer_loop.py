@@ -190,3 +190,33 @@ def _has_matplotlib() -> bool:
     except ImportError:
         return False
     return True
+
+
+class CountingBackend(ScriptedBackend):
+    """Distinct valid proposals (``<task>k*7</task>``); counts engine calls and their prompts."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[int] = []
+        self.proposed = 0
+
+    def generate(self, prompt_ids, n, sampling):
+        self.calls.append(len(prompt_ids))
+        groups = super().generate(prompt_ids, n, sampling)
+        for k, ids in enumerate(prompt_ids):
+            if "".join(map(chr, ids)).startswith("Invent"):
+                self.proposed += 1
+                text = f"<task>{self.proposed}*7</task>"
+                groups[k] = [Completion([ord(c) for c in text] + [0], [-0.5] * (len(text) + 1), "stop")] * n
+        return groups
+
+
+def test_a_steps_probes_go_to_the_engine_in_one_call() -> None:
+    """Probes were generated one proposal at a time (up to 48 calls of 8 samples per step)."""
+    trainer = FakeTrainer()
+    trainer.backend = CountingBackend()
+    play = SelfPlay(make_language("arith"), SelfPlayConfig(proposals_per_type=5, temperature=0.9))
+    result, metrics = SelfPlayLoop(trainer, play).step()
+    assert metrics["rejections"]["ok"] == 5
+    assert trainer.backend.calls == [5, 5]  # the proposals, then every proposal's probes at once
+    assert len([s for s in result.solver if s.source == "probe"]) == 5 * play.config.probes
