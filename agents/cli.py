@@ -12,6 +12,7 @@ import dataclasses
 from typing import Any
 
 from palaestra.agents.config import PRESETS, SELFPLAY_PRESETS, TrainConfig, field_types
+from palaestra.agents.recipes import load_recipe
 
 
 def add_cli(subparsers: Any) -> None:
@@ -103,37 +104,6 @@ def knobs_for(knobs: str, families: str) -> str:
     names = {f.strip() for f in families.split(",")}
     kept = {family: values for family, values in parse_knobs(knobs).items() if family in names}
     return json.dumps(kept) if kept else ""
-
-
-RECIPE_SECTIONS = ("mode", "train", "selfplay")
-RECIPE_SELFPLAY_KEYS = ("language", "proposals", "probes", "reward", "warm_start_steps", "catalog_fraction")
-
-
-def load_recipe(path: str) -> dict[str, Any]:
-    """A recipe file: ``mode`` (grpo or selfplay), ``train`` (TrainConfig fields) and ``selfplay``
-    (the ``--selfplay-*`` settings without the prefix). Unknown keys are errors, named."""
-    import yaml
-
-    try:
-        with open(path) as fh:
-            recipe = yaml.safe_load(fh) or {}
-    except OSError as exc:
-        raise argparse.ArgumentTypeError(f"cannot read recipe {path!r}: {exc.strerror}") from None
-    except yaml.YAMLError as exc:
-        raise argparse.ArgumentTypeError(f"recipe {path!r} is not valid YAML: {exc}") from None
-    if not isinstance(recipe, dict):
-        raise argparse.ArgumentTypeError(f"recipe {path!r} must be a mapping")
-    fields = {f.name for f in dataclasses.fields(TrainConfig)}
-    unknown = [
-        *(k for k in recipe if k not in RECIPE_SECTIONS),
-        *(f"train.{k}" for k in recipe.get("train") or {} if k not in fields),
-        *(f"selfplay.{k}" for k in recipe.get("selfplay") or {} if k not in RECIPE_SELFPLAY_KEYS),
-    ]
-    if unknown:
-        raise argparse.ArgumentTypeError(f"recipe {path!r}: unknown keys {unknown}")
-    if recipe.get("mode", "grpo") not in ("grpo", "selfplay"):
-        raise argparse.ArgumentTypeError(f"recipe {path!r}: mode must be grpo or selfplay")
-    return {"mode": recipe.get("mode", "grpo"), "train": recipe.get("train") or {}, **recipe}
 
 
 def run_train(args: argparse.Namespace) -> int:

@@ -202,31 +202,3 @@ def memory_table(model_config: Any, config: Any, sizes_gb: tuple[int, ...] = DEV
             }
         )
     return rows
-
-
-def recipes_markdown(recipe_paths: list[str]) -> str:
-    """docs/training.md's recipe table: per recipe and GPU size, the micro-batch the preflight
-    picks (or "no": it does not fit), the vLLM fraction and the estimate in GB."""
-    import argparse
-
-    from palaestra.agents.cli import add_cli, config_from_args
-
-    parser = argparse.ArgumentParser()
-    add_cli(parser.add_subparsers())
-    head = " | ".join(f"{size} GB" for size in DEVICE_SIZES_GB)
-    lines = [f"| recipe | model | {head} |", "|---|---|" + "---|" * len(DEVICE_SIZES_GB)]
-    for path in recipe_paths:
-        config = config_from_args(parser.parse_args(["train", "--config", path]))
-        cells = []
-        for row in memory_table(known_architecture(config.model), config):
-            if row["fits"]:
-                cells.append(
-                    f"micro {row['micro_batch_size']}, vLLM {row['vllm_gpu_memory_utilization']:.2f}, "
-                    f"{row['estimate_gb']:g} GB"
-                )
-            else:
-                cells.append(f"no ({row['estimate_gb']:g} GB at micro 1)")
-        model = config.model.rstrip("/").split("/")[-1]
-        lora = f", LoRA r{config.lora_rank}" if config.lora_rank else ""
-        lines.append(f"| `{path}` | {model}{lora} | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"

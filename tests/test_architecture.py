@@ -36,6 +36,7 @@ FLOORS: list[set[str]] = [
     {"server"},
     {"agents"},
     {"cli", "dev"},
+    {"__main__"},  # `python -m palaestra`: runs the cli
 ]
 FLOOR = {room: level for level, rooms in enumerate(FLOORS) for room in rooms}
 

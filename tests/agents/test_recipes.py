@@ -11,14 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from palaestra.agents.cli import add_cli, config_from_args, load_recipe
-from palaestra.agents.memory import (
-    DEVICE_SIZES_GB,
-    known_architecture,
-    memory_table,
-    parameter_count,
-    recipes_markdown,
-)
+from palaestra.agents.cli import add_cli, config_from_args
+from palaestra.agents.memory import DEVICE_SIZES_GB, known_architecture, memory_table, parameter_count
+from palaestra.agents.recipes import load_recipe, recipes_markdown
 
 REPO = Path(__file__).resolve().parents[2]
 RECIPES = sorted(str(p.relative_to(REPO)) for p in (REPO / "configs").glob("*.yaml"))
