@@ -241,7 +241,32 @@ def _is_number(pattern: str) -> Callable[[Task], bool]:
 _INTEGER_OR_FRACTION = r"-?\d+(/\d+)?"
 _DECIMAL = r"-?\d+(\.\d+)?(/\d+)?"
 
+# the algorithms families whose answer is one integer (a count, an optimum, a number)
+ALGORITHMS_INTEGER = (
+    "lattice_paths_blocked",
+    "pattern_avoiding_strings",
+    "subset_sum_count",
+    "inversion_count",
+    "weighted_lis",
+    "weighted_intervals",
+    "lcs_length",
+    "rod_cutting",
+    "mst_weight",
+    "spanning_tree_count",
+    "discrete_log",
+    "modular_sqrt",
+    "josephus",
+)
+
 PROFILES: dict[str, Profile] = {
+    # --- algorithms: integer answers (the structure answers and their judges follow below)
+    **{name: Profile(numeric=True) for name in ALGORITHMS_INTEGER},
+    "bipartite_matching": Profile(
+        answers="any", ordered=False, rewrites=_reversed_items(r"\s*,\s*", ", "), notes="any maximum matching"
+    ),
+    "graph_isomorphism": Profile(
+        answers="any", ordered=False, rewrites=_reversed_items(r"\s*,\s*", ", "), notes="any isomorphism"
+    ),
     # --- arithmetic
     "chemical_balancing": Profile(rewrites=_chemical, notes="unique minimal coefficients"),
     "chinese_remainder": Profile(
