@@ -1,7 +1,7 @@
 """Longest common subsequence: its length for two strings.
 
 Efficient algorithm: the classic O(n x m) DP. The test tries every subsequence of the shorter
-string on the small levels. Levels grow the strings (lengths drawn, so the answer varies).
+string on the small levels. Levels grow the strings (lengths and alphabets drawn, so the answer varies).
 """
 
 from __future__ import annotations
@@ -19,8 +19,10 @@ ALPHABET = "ABCDEFGH"
 
 @dataclass(frozen=True)
 class LcsLengthKnobs(Knobs):
-    length: int = knob(12, low=3, high=300, help="longest string length (lengths drawn from half of it up)")
-    letters: int = knob(4, low=2, high=len(ALPHABET), help="alphabet size")
+    length: int = knob(
+        12, low=3, high=300, help="longest string length (lengths drawn from a third of it up)"
+    )
+    letters: int = knob(4, low=2, high=len(ALPHABET), help="largest alphabet size (drawn from 2 up)")
 
 
 K = LcsLengthKnobs
@@ -28,13 +30,13 @@ LEVELS = {
     1: K(length=5, letters=3),
     2: K(length=7, letters=3),
     3: K(length=10, letters=4),
-    4: K(length=14, letters=4),
-    5: K(length=20, letters=4),
-    6: K(length=28, letters=5),
-    7: K(length=40, letters=5),
-    8: K(length=56, letters=6),
-    9: K(length=76, letters=6),
-    10: K(length=100, letters=6),
+    4: K(length=22, letters=5),
+    5: K(length=28, letters=5),
+    6: K(length=36, letters=6),
+    7: K(length=46, letters=6),
+    8: K(length=60, letters=7),
+    9: K(length=78, letters=8),
+    10: K(length=100, letters=8),
 }
 
 
@@ -71,10 +73,10 @@ class LcsLength(IntegerFamily):
     what = "the length"
 
     def build(self, knobs: LcsLengthKnobs, rng: np.random.Generator) -> Instance:
-        letters = ALPHABET[: knobs.letters]
+        letters = ALPHABET[: int(rng.integers(2, knobs.letters + 1))]  # drawn: spreads the answers
 
         def word() -> str:
-            size = int(rng.integers(max(2, knobs.length // 2), knobs.length + 1))
+            size = int(rng.integers(max(2, knobs.length // 3), knobs.length + 1))
             return "".join(letters[int(i)] for i in rng.integers(0, len(letters), size=size))
 
         a, b = word(), word()

@@ -256,6 +256,19 @@ ALGORITHMS_INTEGER = (
     "discrete_log",
     "modular_sqrt",
     "josephus",
+    "distinct_subsequences",
+    "bounded_compositions",
+    "dyck_paths_constrained",
+    "increasing_subsequences_count",
+    "bounded_max_subarray",
+    "matrix_chain",
+    "coin_change_min",
+    "job_deadlines",
+    "steiner_tree",
+    "scc_count",
+    "tree_diameter",
+    "bezout_coefficient",
+    "polynomial_interpolation",
 )
 
 PROFILES: dict[str, Profile] = {
@@ -267,6 +280,13 @@ PROFILES: dict[str, Profile] = {
     "graph_isomorphism": Profile(
         answers="any", ordered=False, rewrites=_reversed_items(r"\s*,\s*", ", "), notes="any isomorphism"
     ),
+    "min_vertex_cover": Profile(
+        answers="any", ordered=False, rewrites=_reversed_items(r"\s*,\s*", ", "), notes="any minimum cover"
+    ),
+    "euler_circuit": Profile(
+        answers="any", rewrites=_reversed_items(r"\s*->\s*", " -> "), notes="any circuit, either direction"
+    ),
+    "range_update_queries": Profile(),
     # --- arithmetic
     "chemical_balancing": Profile(rewrites=_chemical, notes="unique minimal coefficients"),
     "chinese_remainder": Profile(

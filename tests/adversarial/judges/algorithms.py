@@ -77,3 +77,53 @@ def _other_isomorphisms(task: Task) -> list[str]:
         if len(found) == 3:
             break
     return found
+
+
+def _graph(task: Task) -> nx.Graph:
+    graph = nx.Graph()
+    graph.add_nodes_from(range(task.metadata["nodes"]))
+    graph.add_edges_from(tuple(e[:2]) for e in task.metadata["edges"])
+    return graph
+
+
+def _numbers(text: str, sep: str) -> list[int]:
+    parts = [p.strip() for p in re.split(sep, text.strip())]
+    if not all(re.fullmatch(r"\d+", p) for p in parts):
+        raise ValueError(text)
+    return [int(p) for p in parts]
+
+
+@judge("min_vertex_cover")
+def _min_vertex_cover(task: Task, text: str) -> bool:
+    graph = _graph(task)
+    nodes = _numbers(text, r"\s*,\s*")
+    if len(set(nodes)) != len(nodes) or not set(nodes) <= set(graph):
+        return False
+    if not all(a in nodes or b in nodes for a, b in graph.edges):
+        return False
+    clique, _ = nx.max_weight_clique(nx.complement(graph), weight=None)
+    return len(nodes) == graph.number_of_nodes() - len(clique)
+
+
+@others("min_vertex_cover")
+def _other_covers(task: Task) -> list[str]:
+    graph = _graph(task)
+    clique, _ = nx.max_weight_clique(nx.complement(graph), weight=None)
+    return [", ".join(map(str, sorted(set(graph) - set(clique))))]
+
+
+@judge("euler_circuit")
+def _euler_circuit(task: Task, text: str) -> bool:
+    walk = _numbers(text, r"\s*->\s*")
+    steps = sorted(tuple(sorted(p)) for p in zip(walk, walk[1:], strict=False))
+    return walk[0] == walk[-1] and steps == sorted(tuple(e) for e in task.metadata["edges"])
+
+
+@others("euler_circuit")
+def _other_circuits(task: Task) -> list[str]:
+    graph = _graph(task)
+    found = []
+    for start in sorted(graph)[:3]:
+        walk = [start] + [v for _, v in nx.eulerian_circuit(graph, source=start)]
+        found.append(" -> ".join(map(str, walk)))
+    return found
