@@ -32,15 +32,15 @@ class DyckPathsConstrainedKnobs(Knobs):
 K = DyckPathsConstrainedKnobs
 LEVELS = {
     1: K(pairs=3, forbidden=1, modulus=0),
-    2: K(pairs=4, forbidden=1, modulus=0),
-    3: K(pairs=6, forbidden=2, modulus=0),
-    4: K(pairs=8, forbidden=3, modulus=10007),
-    5: K(pairs=11, forbidden=4, modulus=100003),
-    6: K(pairs=15, forbidden=5, modulus=1000003),
-    7: K(pairs=20, forbidden=6, modulus=998244353),
-    8: K(pairs=28, forbidden=8, modulus=998244353),
-    9: K(pairs=38, forbidden=10, modulus=1000000007),
-    10: K(pairs=50, forbidden=12, modulus=1000000007),
+    2: K(pairs=5, forbidden=2, modulus=0),
+    3: K(pairs=8, forbidden=4, modulus=0),
+    4: K(pairs=10, forbidden=5, modulus=10007),
+    5: K(pairs=13, forbidden=6, modulus=100003),
+    6: K(pairs=16, forbidden=7, modulus=1000003),
+    7: K(pairs=21, forbidden=8, modulus=998244353),
+    8: K(pairs=28, forbidden=9, modulus=998244353),
+    9: K(pairs=38, forbidden=11, modulus=1000000007),
+    10: K(pairs=50, forbidden=13, modulus=1000000007),
 }
 
 

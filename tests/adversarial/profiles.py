@@ -269,6 +269,15 @@ ALGORITHMS_INTEGER = (
     "tree_diameter",
     "bezout_coefficient",
     "polynomial_interpolation",
+    "domino_tilings",
+    "grid_independent_sets",
+    "palindromic_substrings",
+    "forbidden_permutations",
+    "two_constraint_knapsack",
+    "grid_min_path",
+    "min_cost_flow",
+    "coprime_count",
+    "lru_cache_misses",
 )
 
 PROFILES: dict[str, Profile] = {
@@ -287,6 +296,18 @@ PROFILES: dict[str, Profile] = {
         answers="any", rewrites=_reversed_items(r"\s*->\s*", " -> "), notes="any circuit, either direction"
     ),
     "range_update_queries": Profile(),
+    "two_sat": Profile(
+        answers="any", ordered=False, keywords=BOOLEANS, rewrites=_reversed_items(r"\s*,\s*", ", ")
+    ),
+    "hamiltonian_path": Profile(
+        answers="any", rewrites=_reversed_items(r"\s*->\s*", " -> "), notes="any path, either direction"
+    ),
+    "tree_dominating_set": Profile(
+        answers="any", ordered=False, rewrites=_reversed_items(r"\s*,\s*", ", "), notes="any minimum set"
+    ),
+    "articulation_points": Profile(ordered=False, rewrites=_reversed_items(r"\s*,\s*", ", ")),
+    "polynomial_remainder": Profile(),
+    "stack_sort_pass": Profile(),
     # --- arithmetic
     "chemical_balancing": Profile(rewrites=_chemical, notes="unique minimal coefficients"),
     "chinese_remainder": Profile(

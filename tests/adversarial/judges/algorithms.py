@@ -9,6 +9,7 @@ import networkx as nx
 
 from palaestra.core import Task
 
+from ._readers import read_assignment
 from ._registry import judge, others
 
 
@@ -127,3 +128,63 @@ def _other_circuits(task: Task) -> list[str]:
         walk = [start] + [v for _, v in nx.eulerian_circuit(graph, source=start)]
         found.append(" -> ".join(map(str, walk)))
     return found
+
+
+@judge("two_sat")
+def _two_sat(task: Task, text: str) -> bool:
+    n = task.metadata["variables"]
+    values = read_assignment(text, [f"x{i}" for i in range(1, n + 1)])
+    return all(any(values[f"x{abs(x)}"] == (x > 0) for x in clause) for clause in task.metadata["clauses"])
+
+
+@others("two_sat")
+def _other_models(task: Task) -> list[str]:
+    """Models by brute force over small formulas (z3-free: plain enumeration)."""
+    n, clauses = task.metadata["variables"], task.metadata["clauses"]
+    if n > 12:
+        return []
+    found = []
+    for bits in range(1 << n):
+        values = [bool(bits >> i & 1) for i in range(n)]
+        if all(any(values[abs(x) - 1] == (x > 0) for x in c) for c in clauses):
+            found.append(", ".join(f"x{i + 1}={'true' if v else 'false'}" for i, v in enumerate(values)))
+            if len(found) == 3:
+                break
+    return found
+
+
+@judge("hamiltonian_path")
+def _hamiltonian_path(task: Task, text: str) -> bool:
+    graph = _graph(task)
+    path = _numbers(text, r"\s*->\s*")
+    return sorted(path) == sorted(graph) and nx.is_path(graph, path)
+
+
+@others("hamiltonian_path")
+def _other_paths(task: Task) -> list[str]:
+    """The reference walked backwards is another Hamiltonian path."""
+    return [" -> ".join(reversed([p.strip() for p in task.answer.split("->")]))]
+
+
+def _tree_domination_number(task: Task) -> int:
+    """Leaves-up greedy (optimal on trees): an undominated node makes its parent chosen."""
+    tree = _graph(task)
+    order = list(nx.bfs_tree(tree, 0))
+    parent = {v: p for p, v in nx.bfs_edges(tree, 0)}
+    chosen: set[int] = set()
+    dominated: set[int] = set()
+    for v in reversed(order):
+        if v not in dominated:
+            pick = parent.get(v, v)
+            chosen.add(pick)
+            dominated |= {pick, *tree[pick]}
+    return len(chosen)
+
+
+@judge("tree_dominating_set")
+def _tree_dominating_set(task: Task, text: str) -> bool:
+    tree = _graph(task)
+    nodes = _numbers(text, r"\s*,\s*")
+    if len(set(nodes)) != len(nodes) or not set(nodes) <= set(tree):
+        return False
+    return nx.is_dominating_set(tree, set(nodes)) and len(nodes) == _tree_domination_number(task)
