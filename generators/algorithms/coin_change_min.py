@@ -25,15 +25,15 @@ class CoinChangeMinKnobs(Knobs):
 K = CoinChangeMinKnobs
 LEVELS = {
     1: K(coins=2, max_amount=20),
-    2: K(coins=3, max_amount=35),
-    3: K(coins=3, max_amount=60),
-    4: K(coins=4, max_amount=100),
-    5: K(coins=4, max_amount=180),
-    6: K(coins=5, max_amount=300),
-    7: K(coins=5, max_amount=500),
-    8: K(coins=6, max_amount=800),
-    9: K(coins=7, max_amount=1200),
-    10: K(coins=8, max_amount=1800),
+    2: K(coins=3, max_amount=60),
+    3: K(coins=3, max_amount=300),
+    4: K(coins=4, max_amount=600),
+    5: K(coins=4, max_amount=1000),
+    6: K(coins=5, max_amount=1600),
+    7: K(coins=5, max_amount=2500),
+    8: K(coins=6, max_amount=3500),
+    9: K(coins=7, max_amount=5000),
+    10: K(coins=8, max_amount=7000),
 }
 
 
@@ -68,9 +68,9 @@ class CoinChangeMin(IntegerFamily):
 
     def build(self, knobs: CoinChangeMinKnobs, rng: np.random.Generator) -> Instance:
         while True:
-            top = max(knobs.coins + 2, knobs.max_amount // 10)
+            top = max(knobs.coins + 2, knobs.max_amount // 15)
             coins = sorted({int(c) for c in rng.integers(2, top + 1, size=knobs.coins)})
-            amount = int(rng.integers(knobs.max_amount // 5, knobs.max_amount + 1))
+            amount = int(rng.integers(knobs.max_amount // 10, knobs.max_amount + 1))
             best, work = fewest_coins(coins, amount)
             if best is not None and best >= 2 and len(coins) == knobs.coins:
                 break

@@ -24,24 +24,24 @@ from palaestra.registry import family
 
 @dataclass(frozen=True)
 class DominoTilingsKnobs(Knobs):
-    height: int = knob(4, low=2, high=8, help="largest board height (drawn from 2 up)")
-    width: int = knob(8, low=2, high=100, help="largest board width (drawn from half of it up)")
-    blocked: float = knob(0.12, low=0.0, high=0.4, help="share of blocked cells")
+    height: int = knob(4, low=2, high=8, help="board height")
+    width: int = knob(8, low=2, high=100, help="largest board width (drawn from three quarters of it up)")
+    blocked: float = knob(0.12, low=0.0, high=0.4, help="share of blocked cells (exactly that many, rounded)")
     modulus: int = knob(0, low=0, high=2**31, help="the count is asked modulo this (0: the exact count)")
 
 
 K = DominoTilingsKnobs
 LEVELS = {
     1: K(height=2, width=4, blocked=0.0, modulus=0),
-    2: K(height=3, width=5, blocked=0.1, modulus=0),
-    3: K(height=4, width=8, blocked=0.15, modulus=0),
-    4: K(height=4, width=12, blocked=0.15, modulus=10007),
+    2: K(height=3, width=6, blocked=0.1, modulus=0),
+    3: K(height=4, width=10, blocked=0.18, modulus=0),
+    4: K(height=4, width=14, blocked=0.18, modulus=10007),
     5: K(height=5, width=16, blocked=0.15, modulus=100003),
     6: K(height=5, width=22, blocked=0.12, modulus=1000003),
     7: K(height=6, width=28, blocked=0.12, modulus=998244353),
     8: K(height=6, width=36, blocked=0.12, modulus=998244353),
-    9: K(height=6, width=46, blocked=0.1, modulus=1000000007),
-    10: K(height=6, width=60, blocked=0.1, modulus=1000000007),
+    9: K(height=6, width=42, blocked=0.1, modulus=1000000007),
+    10: K(height=6, width=50, blocked=0.1, modulus=1000000007),
 }
 
 
@@ -88,10 +88,15 @@ class DominoTilings(IntegerFamily):
 
     def build(self, knobs: DominoTilingsKnobs, rng: np.random.Generator) -> Instance:
         while True:
-            height = int(rng.integers(2, knobs.height + 1))
-            width = int(rng.integers(max(2, knobs.width // 2), knobs.width + 1))
-            cells = rng.random((height, width)) < knobs.blocked
-            board = ["".join("#" if b else "." for b in row) for row in cells]
+            height = knobs.height
+            width = int(rng.integers(max(2, 3 * knobs.width // 4), knobs.width + 1))
+            count = round(knobs.blocked * height * width)  # exactly this many blocked cells
+            blocked = (
+                set(int(i) for i in rng.choice(height * width, size=count, replace=False)) if count else set()
+            )
+            board = [
+                "".join("#" if r * width + c in blocked else "." for c in range(width)) for r in range(height)
+            ]
             exact, work = count_tilings(board)
             if exact > 1:
                 break

@@ -26,11 +26,11 @@ class EulerCircuitKnobs(Knobs):
 K = EulerCircuitKnobs
 LEVELS = {
     1: K(nodes=4, edges=5),
-    2: K(nodes=5, edges=7),
-    3: K(nodes=6, edges=10),
-    4: K(nodes=8, edges=14),
-    5: K(nodes=10, edges=19),
-    6: K(nodes=13, edges=26),
+    2: K(nodes=6, edges=8),
+    3: K(nodes=8, edges=13),
+    4: K(nodes=9, edges=16),
+    5: K(nodes=11, edges=21),
+    6: K(nodes=13, edges=27),
     7: K(nodes=16, edges=34),
     8: K(nodes=20, edges=45),
     9: K(nodes=25, edges=58),

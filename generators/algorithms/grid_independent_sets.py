@@ -18,8 +18,8 @@ from palaestra.registry import family
 
 @dataclass(frozen=True)
 class GridIndependentSetsKnobs(Knobs):
-    rows: int = knob(5, low=2, high=80, help="largest number of rows (drawn from half of it up)")
-    cols: int = knob(4, low=2, high=8, help="largest number of columns (drawn from 2 up)")
+    rows: int = knob(5, low=2, high=80, help="largest number of rows (drawn from one less up)")
+    cols: int = knob(4, low=2, high=8, help="largest number of columns (drawn from one less up)")
     blocked: float = knob(0.2, low=0.0, high=0.5, help="share of blocked cells")
     modulus: int = knob(0, low=0, high=2**31, help="the count is asked modulo this (0: the exact count)")
 
@@ -27,14 +27,14 @@ class GridIndependentSetsKnobs(Knobs):
 K = GridIndependentSetsKnobs
 LEVELS = {
     1: K(rows=2, cols=3, blocked=0.2, modulus=0),
-    2: K(rows=3, cols=3, blocked=0.2, modulus=0),
-    3: K(rows=4, cols=4, blocked=0.2, modulus=0),
-    4: K(rows=6, cols=5, blocked=0.2, modulus=10007),
-    5: K(rows=9, cols=5, blocked=0.2, modulus=100003),
-    6: K(rows=13, cols=6, blocked=0.2, modulus=1000003),
-    7: K(rows=18, cols=6, blocked=0.2, modulus=998244353),
+    2: K(rows=3, cols=4, blocked=0.25, modulus=0),
+    3: K(rows=5, cols=5, blocked=0.3, modulus=0),
+    4: K(rows=7, cols=5, blocked=0.3, modulus=10007),
+    5: K(rows=9, cols=6, blocked=0.25, modulus=100003),
+    6: K(rows=13, cols=6, blocked=0.25, modulus=1000003),
+    7: K(rows=18, cols=7, blocked=0.2, modulus=998244353),
     8: K(rows=24, cols=7, blocked=0.2, modulus=998244353),
-    9: K(rows=32, cols=7, blocked=0.2, modulus=1000000007),
+    9: K(rows=32, cols=8, blocked=0.2, modulus=1000000007),
     10: K(rows=40, cols=8, blocked=0.2, modulus=1000000007),
 }
 
@@ -74,8 +74,8 @@ class GridIndependentSets(IntegerFamily):
     what = "the count"
 
     def build(self, knobs: GridIndependentSetsKnobs, rng: np.random.Generator) -> Instance:
-        rows = int(rng.integers(max(2, knobs.rows // 2), knobs.rows + 1))
-        cols = int(rng.integers(2, knobs.cols + 1))
+        rows = int(rng.integers(max(2, knobs.rows - 1), knobs.rows + 1))
+        cols = int(rng.integers(max(2, knobs.cols - 1), knobs.cols + 1))
         cells = rng.random((rows, cols)) < knobs.blocked
         grid = ["".join("#" if b else "." for b in row) for row in cells]
         exact, work = count_sets(grid)

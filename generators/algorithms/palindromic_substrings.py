@@ -17,22 +17,24 @@ from palaestra.registry import family
 
 @dataclass(frozen=True)
 class PalindromicSubstringsKnobs(Knobs):
-    length: int = knob(20, low=3, high=2000, help="longest string (lengths drawn from half of it up)")
-    letters: int = knob(3, low=2, high=6, help="largest alphabet (drawn from 2 up)")
+    length: int = knob(
+        20, low=3, high=2000, help="longest string (lengths drawn from three quarters of it up)"
+    )
+    letters: int = knob(3, low=2, high=6, help="largest alphabet (drawn from one less up)")
 
 
 K = PalindromicSubstringsKnobs
 LEVELS = {
     1: K(length=5, letters=2),
     2: K(length=8, letters=2),
-    3: K(length=14, letters=3),
-    4: K(length=24, letters=3),
-    5: K(length=34, letters=3),
+    3: K(length=16, letters=4),
+    4: K(length=24, letters=4),
+    5: K(length=34, letters=4),
     6: K(length=46, letters=4),
-    7: K(length=60, letters=4),
-    8: K(length=80, letters=4),
+    7: K(length=60, letters=5),
+    8: K(length=80, letters=5),
     9: K(length=100, letters=5),
-    10: K(length=130, letters=5),
+    10: K(length=130, letters=6),
 }
 
 
@@ -64,8 +66,8 @@ class PalindromicSubstrings(IntegerFamily):
     what = "the count"
 
     def build(self, knobs: PalindromicSubstringsKnobs, rng: np.random.Generator) -> Instance:
-        letters = "abcdef"[: int(rng.integers(2, knobs.letters + 1))]
-        size = int(rng.integers(max(3, knobs.length // 2), knobs.length + 1))
+        letters = "abcdef"[: int(rng.integers(max(2, knobs.letters - 1), knobs.letters + 1))]
+        size = int(rng.integers(max(3, 3 * knobs.length // 4), knobs.length + 1))
         text = "".join(letters[int(i)] for i in rng.integers(0, len(letters), size=size))
         count, work = manacher(text)
         question = (

@@ -1,5 +1,5 @@
 """hamiltonian_path: the reference is a Hamiltonian path by networkx's edges, and a path found by
-an independent search over every ordering (levels 1-4) is paid."""
+an independent search over every ordering (levels 1-3) is paid."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def test_the_reference_is_hamiltonian_and_other_paths_are_paid(seed: int, level:
     graph.add_edges_from(map(tuple, task.metadata["edges"]))
     path = [int(v) for v in task.answer.split(" -> ")]
     assert sorted(path) == sorted(graph) and nx.is_path(graph, path)
-    if level <= 4:
+    if level <= 3:
         other = next(p for p in permutations(sorted(graph)) if nx.is_path(graph, list(p)))
         assert palaestra.verify(task, "<answer>" + " -> ".join(map(str, other)) + "</answer>").correct
         broken = next((p for p in permutations(sorted(graph)) if not nx.is_path(graph, list(p))), None)
