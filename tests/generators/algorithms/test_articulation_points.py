@@ -25,3 +25,5 @@ def test_the_cut_vertices_are_what_networkx_finds(seed: int, level: int) -> None
         by_removal = [v for v in graph if not nx.is_connected(graph.subgraph(set(graph) - {v}))]
         assert by_removal == expected
     assert palaestra.verify(task, "<answer>" + ", ".join(map(str, reversed(expected))) + "</answer>").correct
+    wrong = expected[:-1] or [v for v in graph if v not in expected][:1]
+    assert not palaestra.verify(task, "<answer>" + ", ".join(map(str, wrong)) + "</answer>").correct

@@ -1,5 +1,6 @@
 """tree_dominating_set: the tree DP optimum re-found by trying every node set (levels 1-4), with
-networkx's is_dominating_set as the judge; another minimum set is paid."""
+networkx's is_dominating_set as the judge; another minimum set is paid, a larger or a
+non-dominating set refused."""
 
 from __future__ import annotations
 
@@ -34,3 +35,12 @@ def test_the_optimum_is_what_trying_every_set_finds(seed: int, level: int) -> No
         )
         assert len(minimum) == len(reference)
         assert palaestra.verify(task, "<answer>" + ", ".join(map(str, minimum)) + "</answer>").correct
+    # a dominating set one node too large, and one node short of dominating, are refused
+    spare = next(v for v in tree if v not in reference)
+    larger = sorted(reference | {spare})
+    assert not palaestra.verify(task, "<answer>" + ", ".join(map(str, larger)) + "</answer>").correct
+    short = sorted(reference)[:-1]
+    assert not nx.is_dominating_set(tree, short)
+    assert not palaestra.verify(
+        task, "<answer>" + ", ".join(map(str, short or [spare])) + "</answer>"
+    ).correct
