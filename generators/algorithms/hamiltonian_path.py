@@ -78,12 +78,13 @@ def find_path(n: int, edges: list[list[int]]) -> tuple[list[int] | None, int]:
 
 
 def greedy_walk(n: int, edges: list[list[int]]) -> list[int]:
-    """Warnsdorff's rule from the lowest-degree node without backtracking (the weak heuristic)."""
+    """From the lowest-degree node, always to the smallest unvisited neighbour, never backing up
+    (the weak heuristic)."""
     neighbours = [set(a) for a in adjacency(n, edges)]
     path = [min(range(n), key=lambda v: (len(neighbours[v]), v))]
     visited = set(path)
     while True:
-        options = sorted(neighbours[path[-1]] - visited, key=lambda u: (len(neighbours[u] - visited), u))
+        options = sorted(neighbours[path[-1]] - visited)
         if not options:
             return path
         path.append(options[0])
@@ -156,7 +157,7 @@ class HamiltonianPath(Family):
         )
 
     def solve_weak(self, task: Task) -> SolverRun:
-        """Warnsdorff's rule without backtracking: often stuck before the last node."""
+        """A greedy walk without backtracking: often stuck before the last node."""
         walk = greedy_walk(task.metadata["nodes"], task.metadata["edges"])
         return SolverRun(tagged(" -> ".join(map(str, walk))), float(len(walk)))
 
