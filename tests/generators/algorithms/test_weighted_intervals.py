@@ -1,4 +1,4 @@
-"""weighted_intervals: the DP optimum re-found over every subset of intervals (levels 1-5)."""
+"""weighted_intervals: the DP optimum re-found over every subset of intervals (levels 1-4)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""weighted_lis: the Fenwick DP optimum re-found over every subsequence (levels 1-5)."""
+"""weighted_lis: the Fenwick DP optimum re-found over every subsequence (levels 1-4)."""
 
 from __future__ import annotations
 
