@@ -1,5 +1,5 @@
 """euler_circuit: the graph is Eulerian by networkx, and networkx's own circuit is paid while a
-walk with an edge swapped for a non-edge is not (every level)."""
+walk that uses an edge twice is not (every level)."""
 
 from __future__ import annotations
 
