@@ -54,6 +54,7 @@ DOMAINS = (
     "formal",
     "interactive",
     "games",
+    "algorithms",
 )
 ENTRY_POINT_GROUP = "palaestra.families"
 ENV_NAMESPACE = "palaestra"

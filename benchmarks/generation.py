@@ -87,13 +87,16 @@ def timed(work: Callable[[], Any]) -> tuple[Any, float, float]:
 
 
 def summary(cpu: list[float], wall: list[float]) -> dict[str, float]:
-    """Median and mean milliseconds (CPU and wall) and the rates they imply."""
+    """Median, mean and largest milliseconds (CPU and wall) and the rates they imply (the largest
+    shows a heavy tail that a mean hides)."""
     mean_cpu, mean_wall = statistics.fmean(cpu), statistics.fmean(wall)
     return {
         "median_ms": round(1e3 * statistics.median(cpu), 4),
         "mean_ms": round(1e3 * mean_cpu, 4),
         "median_wall_ms": round(1e3 * statistics.median(wall), 4),
         "mean_wall_ms": round(1e3 * mean_wall, 4),
+        "max_ms": round(1e3 * max(cpu), 4),
+        "max_wall_ms": round(1e3 * max(wall), 4),
         "per_cpu_s": round(1 / max(mean_cpu, 1e-9), 2),
     }
 

@@ -241,7 +241,73 @@ def _is_number(pattern: str) -> Callable[[Task], bool]:
 _INTEGER_OR_FRACTION = r"-?\d+(/\d+)?"
 _DECIMAL = r"-?\d+(\.\d+)?(/\d+)?"
 
+# the algorithms families whose answer is one integer (a count, an optimum, a number)
+ALGORITHMS_INTEGER = (
+    "lattice_paths_blocked",
+    "pattern_avoiding_strings",
+    "subset_sum_count",
+    "inversion_count",
+    "weighted_lis",
+    "weighted_intervals",
+    "lcs_length",
+    "rod_cutting",
+    "mst_weight",
+    "spanning_tree_count",
+    "discrete_log",
+    "modular_sqrt",
+    "josephus",
+    "distinct_subsequences",
+    "bounded_compositions",
+    "dyck_paths_constrained",
+    "increasing_subsequences_count",
+    "bounded_max_subarray",
+    "matrix_chain",
+    "coin_change_min",
+    "job_deadlines",
+    "steiner_tree",
+    "scc_count",
+    "tree_diameter",
+    "bezout_coefficient",
+    "polynomial_interpolation",
+    "domino_tilings",
+    "grid_independent_sets",
+    "palindromic_substrings",
+    "forbidden_permutations",
+    "two_constraint_knapsack",
+    "grid_min_path",
+    "min_cost_flow",
+    "coprime_count",
+    "lru_cache_misses",
+)
+
 PROFILES: dict[str, Profile] = {
+    # --- algorithms: integer answers (the structure answers and their judges follow below)
+    **{name: Profile(numeric=True) for name in ALGORITHMS_INTEGER},
+    "bipartite_matching": Profile(
+        answers="any", ordered=False, rewrites=_reversed_items(r"\s*,\s*", ", "), notes="any maximum matching"
+    ),
+    "graph_isomorphism": Profile(
+        answers="any", ordered=False, rewrites=_reversed_items(r"\s*,\s*", ", "), notes="any isomorphism"
+    ),
+    "min_vertex_cover": Profile(
+        answers="any", ordered=False, rewrites=_reversed_items(r"\s*,\s*", ", "), notes="any minimum cover"
+    ),
+    "euler_circuit": Profile(
+        answers="any", rewrites=_reversed_items(r"\s*->\s*", " -> "), notes="any circuit, either direction"
+    ),
+    "range_update_queries": Profile(),
+    "two_sat": Profile(
+        answers="any", ordered=False, keywords=BOOLEANS, rewrites=_reversed_items(r"\s*,\s*", ", ")
+    ),
+    "hamiltonian_path": Profile(
+        answers="any", rewrites=_reversed_items(r"\s*->\s*", " -> "), notes="any path, either direction"
+    ),
+    "tree_dominating_set": Profile(
+        answers="any", ordered=False, rewrites=_reversed_items(r"\s*,\s*", ", "), notes="any minimum set"
+    ),
+    "articulation_points": Profile(ordered=False, rewrites=_reversed_items(r"\s*,\s*", ", ")),
+    "polynomial_remainder": Profile(),
+    "stack_sort_pass": Profile(),
     # --- arithmetic
     "chemical_balancing": Profile(rewrites=_chemical, notes="unique minimal coefficients"),
     "chinese_remainder": Profile(
