@@ -18,7 +18,19 @@ family; importing this package registers them all.
 from __future__ import annotations
 
 from ..programs import python_judge, sql_judge
-from . import algorithms, arithmetic, certificates, code, formulas, graphs, logic, optimization, plans, text, words  # noqa: F401 (registers)
+from . import (  # noqa: F401 (registers)
+    algorithms,
+    arithmetic,
+    certificates,
+    code,
+    formulas,
+    graphs,
+    logic,
+    optimization,
+    plans,
+    text,
+    words,
+)
 from ._registry import JUDGES, OTHERS, is_valid, other_answers
 
 # programs are judged by differential tests (programs.py: they run subprocesses)
