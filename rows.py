@@ -18,8 +18,30 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from palaestra.core import Task, canonical_json
+from palaestra.core import Task, canonical_json, content_hash
 from palaestra.version import __version__
+
+# The one train/test split (issue 25): a problem's side is a function of what the solver sees
+# (family and prompt), never of its seed. Content whose fraction falls below TEST_SHARE is test
+# content for every consumer (TRL rows, the GRPO loop, self-play in every language); a consumer
+# may hold out more (the training loop's ``heldout_share``), never less.
+TEST_SHARE = 0.2  # the training loop's default heldout_share: at defaults, one split exactly
+
+
+def content_key(task: Task) -> str:
+    """The canonical hash of a problem: its family and the prompt the solver sees."""
+    return content_hash([task.family, task.prompt])
+
+
+def split_fraction(task: Task) -> float:
+    """The task's content mapped uniformly onto [0, 1)."""
+    return int(content_key(task)[:12], 16) / 16**12
+
+
+def is_test_content(task: Task, share: float = TEST_SHARE) -> bool:
+    """Whether the task lies on the held-out side of a split that holds out ``share`` (at least
+    :data:`TEST_SHARE`: a smaller share would put other consumers' test content in training)."""
+    return split_fraction(task) < max(share, TEST_SHARE)
 
 
 def features():  # -> datasets.Features

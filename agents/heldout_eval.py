@@ -19,8 +19,9 @@ import numpy as np
 
 from palaestra.agents.backends import Backend, Sampling
 from palaestra.agents.rollout import ChatFormat, SingleTurnRollout
-from palaestra.agents.tasks import EVAL_SEED_BASE, content_key  # noqa: F401  (EVAL_SEED_BASE re-exported)
+from palaestra.agents.tasks import EVAL_SEED_BASE  # noqa: F401  (re-exported)
 from palaestra.core import Task
+from palaestra.rows import content_key
 
 EVAL_SAMPLING_SEED = 1234  # the same sampled completions' random numbers for every checkpoint
 CHUNK = 64  # prompts per generate call (progress is reported per chunk)

@@ -4,7 +4,8 @@ A :class:`TaskSpace` names the families a run trains on, the knobs it pins on to
 (``{"expression": {"digits": 2}}``) and the share of the problem space held out for evaluation.
 
 The split is by *content*, not by seed: a problem is held out when the hash of what the solver
-sees (family and prompt, :func:`content_key`) falls in the held-out share. Two seeds that draw the
+sees (family and prompt, :func:`palaestra.rows.content_key`) falls in the held-out share; it is the
+one split every consumer uses (:func:`palaestra.rows.is_test_content`). Two seeds that draw the
 same problem land on the same side, so no held-out problem is ever trained on, by SFT, RL or
 self-play, whatever seeds they draw (seeds alone did not give this: level 1 of ``expression`` has
 162 distinct problems, and 200 "held-out" seeds were 117 problems all seen in training).
@@ -19,7 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from palaestra.core import Task, content_hash
+from palaestra.core import Task
+from palaestra.rows import content_key, is_test_content
 
 EVAL_SEED_BASE = 2**40  # held-out problems are drawn from seeds above this (training seeds stay below 2**31)
 TRAIN_SEED_LIMIT = 2**31
@@ -27,16 +29,6 @@ DRAWS_PER_PROBLEM = 60  # give up looking for more distinct held-out problems af
 # ... or after this many draws in a row found nothing new: the held-out side is exhausted (for a
 # space of 162 problems, missing any one of them that long has probability below e**-12)
 EXHAUSTED_AFTER = 2000
-
-
-def content_key(task: Task) -> str:
-    """The canonical hash of a problem: its family and the prompt the solver sees."""
-    return content_hash([task.family, task.prompt])
-
-
-def key_fraction(key: str) -> float:
-    """A content key mapped uniformly onto [0, 1)."""
-    return int(key[:12], 16) / 16**12
 
 
 def parse_knobs(text: str | Mapping[str, Any] | None) -> dict[str, dict[str, Any]]:
@@ -72,7 +64,10 @@ class TaskSpace:
         return palaestra.make_task(family, seed=seed, level=level, **self.knobs.get(family, {}))
 
     def is_heldout(self, task: Task) -> bool:
-        return key_fraction(content_key(task)) < self.heldout_share
+        """Held out for this run: its content lies below ``heldout_share`` of the one split
+        (:func:`palaestra.rows.is_test_content`), so every test row of an export or TRL dataset is
+        held out here too."""
+        return is_test_content(task, self.heldout_share)
 
     def train_task(self, family: str, level: int, rng: np.random.Generator) -> Task:
         """A task on the training side of the split (seeds drawn from ``rng`` until one is)."""

@@ -20,7 +20,6 @@ tokenizer TRL's own Qwen template when its template cannot.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -29,7 +28,15 @@ import numpy as np
 import palaestra
 from palaestra.core import Task
 from palaestra.integrations._common import retry_feedback, tagged_answer, verify_batch
-from palaestra.rows import completion_text, dedup_key, task_from_record, task_to_row, tasks_from_columns
+from palaestra.rows import (
+    TEST_SHARE,
+    completion_text,
+    dedup_key,
+    is_test_content,
+    task_from_record,
+    task_to_row,
+    tasks_from_columns,
+)
 
 __all__ = [
     "PalaestraGameEnv",
@@ -50,13 +57,14 @@ __all__ = [
 ]
 
 SPLITS = ("train", "test")
-TEST_BUCKETS = 16  # a task whose content hash falls in bucket 0 of 16 belongs to the test split
+TEST_BUCKETS = round(1 / TEST_SHARE)  # about one task in this many is test content
 
 
 def split_of(task: Task) -> str:
-    """The split a task belongs to, decided by its content alone: the same task is never in both."""
-    digest = hashlib.sha256(dedup_key(task).encode()).digest()
-    return "test" if int.from_bytes(digest[:4], "little") % TEST_BUCKETS == 0 else "train"
+    """The split a task belongs to, decided by its content alone (palaestra's one split,
+    :func:`palaestra.rows.is_test_content`): the same task is never in both, and a test task is
+    held out by ``palaestra train`` too."""
+    return "test" if is_test_content(task) else "train"
 
 
 def task_rows(

@@ -140,9 +140,9 @@ def make_run_language(language: str, config: Any, space: Any) -> Any:
         if "expression" not in space.families:
             raise ValueError("the expression language needs --families to include expression")
         return ExpressionLanguage.for_space(space)
-    return make_language(
-        language, **({"allowed": tuple(config.family_list())} if language == "family" else {})
-    )
+    if language == "family":
+        return make_language(language, allowed=tuple(config.family_list()), space=space)
+    return make_language(language)
 
 
 def run_selfplay(

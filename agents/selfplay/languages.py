@@ -32,6 +32,9 @@ class Rejection(ValueError):
         self.reason, self.detail = reason, detail
 
 
+SPLIT_REDRAWS = 64  # seeds a family proposal tries before its family-level counts as all held out
+
+
 @dataclass(frozen=True)
 class SelfPlayTask:
     """A validated proposal: what the solver sees, what grading needs, and its canonical keys."""
@@ -331,6 +334,9 @@ class FamilyLanguage(Language):
     name: str = "family"
     task_types: tuple[str, ...] = ("family",)
     allowed: tuple[str, ...] = field(default_factory=tuple)  # empty: every non-interactive family
+    # the run's TaskSpace: a proposal's task is redrawn (other seeds) until it lies on the space's
+    # training side, so self-play never trains on a held-out problem; None: no split (tests, eval)
+    space: Any = None
 
     def allowed_families(self) -> list[str]:
         from palaestra import registry
@@ -366,8 +372,7 @@ class FamilyLanguage(Language):
         spec = registry.get(data["family"])
         try:
             registry.resolve_difficulty(spec, data.get("level"), knobs)
-            seed = int(content_hash([data, salt]), 16) % 2**31
-            task = registry.make_task(data["family"], seed=seed, level=data.get("level"), **knobs)
+            task = self._training_side_task(data, knobs, salt)
         except (ValueError, TypeError) as exc:
             raise Rejection("invalid", str(exc)) from None
         return SelfPlayTask(
@@ -379,6 +384,19 @@ class FamilyLanguage(Language):
             shape=content_hash([task.family, task.difficulty.to_dict()]),
             source=json.dumps(data, sort_keys=True),
         )
+
+    def _training_side_task(self, data: dict[str, Any], knobs: dict[str, Any], salt: int) -> Any:
+        """The proposal's task: the first of its seeds whose problem is on the training side of the
+        run's split (``held_out`` when a family-level has none in :data:`SPLIT_REDRAWS` seeds)."""
+        from palaestra import registry
+
+        for draw in range(SPLIT_REDRAWS):
+            key = [data, salt] if draw == 0 else [data, salt, draw]  # draw 0: the seed it always had
+            seed = int(content_hash(key), 16) % 2**31
+            task = registry.make_task(data["family"], seed=seed, level=data.get("level"), **knobs)
+            if self.space is None or not self.space.is_heldout(task):
+                return task
+        raise Rejection("held_out", f"no training-side {data['family']} task in {SPLIT_REDRAWS} seeds")
 
     def grade(self, task: SelfPlayTask, responses: Sequence[str], sandbox: Any = None) -> list[float]:
         from palaestra import registry

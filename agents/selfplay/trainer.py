@@ -106,6 +106,8 @@ class SelfPlayLoop:
         self.selfplay = selfplay
         tokens = max_tokens or getattr(trainer.config, "max_new_tokens", 128)
         self.policy = BackendPolicy(trainer.chat, trainer.backend, tokens, seed=selfplay.config.seed)
+        if selfplay.catalog is not None:  # the catalog mix trains on the run's training side only
+            selfplay.catalog.space = getattr(trainer, "space", None)
         max_model_len = getattr(trainer.config, "max_model_len", None)
         if max_model_len is not None:
             self._guard_prompt_length(prompt_token_budget(max_model_len, tokens))
