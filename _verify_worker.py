@@ -1,12 +1,13 @@
 """A ``verify_many`` worker process: ``python -m palaestra._verify_worker READ_FD WRITE_FD [MB]``.
 
-It imports palaestra once, then answers messages ``(forget, learn, pairs)`` from its parent:
-drop the tasks whose ids are in ``forget``; parse the tasks in ``learn`` (``(JSON text, module,
-file)``: a family registered outside palaestra's own modules and plugins is imported from its
-module, by name or else from its file); verify each ``(task id, response)`` of ``pairs`` in
-order, sending every verdict back as soon as it is decided. It exits when the parent closes
-the pipe. With ``MB``, once its imports are done it limits its address space to what it then
-holds plus ``MB`` MiB (soft = hard: a verifier cannot raise it back).
+It imports palaestra once (the registry's index: no family module), then answers messages
+``(forget, learn, pairs)`` from its parent: drop the tasks whose ids are in ``forget``; parse the
+tasks in ``learn`` (``(JSON text, module, file)``: a family's module is imported when the worker
+first meets the family, by name or else from its file, so families registered outside palaestra's
+own modules work too); verify each ``(task id, response)`` of ``pairs`` in order, sending every
+verdict back as soon as it is decided. It exits when the parent closes the pipe. With ``MB``, once
+palaestra is imported it limits its address space to what it then holds plus ``MB`` MiB (soft =
+hard: a verifier cannot raise it back); family modules load within that limit.
 """
 
 from __future__ import annotations
@@ -18,12 +19,11 @@ import sys
 from multiprocessing.connection import Connection
 
 from palaestra.core import Task, Verdict
-from palaestra.registry import discover, is_registered, make_task, rebuild, verify
+from palaestra.registry import is_registered, make_task, rebuild, verify
 
 
 def serve(inbox: Connection, outbox: Connection, memory_mb: int | None = None) -> None:
     tasks: dict[str, Task] = {}
-    discover()
     if memory_mb is not None:
         limit_address_space(memory_mb)
     outbox.send("ready")

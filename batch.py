@@ -46,7 +46,6 @@ from multiprocessing.connection import Connection
 
 from palaestra.core import Task, Verdict
 from palaestra.registry import FamilySpec, get, verify
-from palaestra.sandbox.executor import available_cores
 
 DEFAULT_TIMEOUT_S = 60.0  # per verification; every family bounds itself well below this
 START_TIMEOUT_S = 120.0  # a worker imports palaestra and its families once
@@ -104,7 +103,7 @@ def _verify_once(
     tasks, responses = list(tasks), list(responses)
     if len(tasks) != len(responses):
         raise ValueError(f"{len(tasks)} tasks but {len(responses)} responses")
-    workers = available_cores() if workers is None else int(workers)
+    workers = _available_cores() if workers is None else int(workers)
     if workers < 0:
         raise ValueError(f"workers must be >= 0, got {workers}")
     timeout = DEFAULT_TIMEOUT_S if timeout_s is None else float(timeout_s)
@@ -132,6 +131,13 @@ def _verify_once(
     if not call.done.wait(deadline_s):
         call.expire(f"not graded within the call's deadline of {deadline_s:g} s")
     return call.verdicts  # type: ignore[return-value]
+
+
+def _available_cores() -> int:
+    # imported here: the sandbox package costs `import palaestra` 16 ms and most callers never need it
+    from palaestra.sandbox.executor import available_cores
+
+    return available_cores()
 
 
 def runs_programs(spec: FamilySpec) -> bool:
