@@ -11,7 +11,9 @@ ratio palaestra / reasoning-gym (below 1: palaestra imports faster).
 
 The worker figure is a real ``verify_many`` worker (``python -m palaestra._verify_worker``,
 started as palaestra starts it): the CPU it spent by the time it said "ready", measured as the
-CPU of the whole process when it exits right after (an upper bound). Results:
+CPU of the whole process when it exits right after (an upper bound). Last, the math verifier's
+first comparison that needs its worker, in a fresh process right after importing it and after
+3 s of other work (the worker starts in the background with the import). Results:
 ``benchmarks/results/import_time.json``.
 
     python benchmarks/import_time.py --runs 21
@@ -81,6 +83,32 @@ def worker_ready_cpu() -> tuple[float, float]:
     return cpu, wall
 
 
+MATH_FIRST_CALL = (
+    "import json, time\n"
+    "start = time.perf_counter()\n"
+    "import palaestra.verifiers.math as m\n"
+    "imported = time.perf_counter()\n"
+    "time.sleep({pause})\n"
+    "asked = time.perf_counter()\n"
+    "verdict = m.math_equal('x^2-1', '(x-1)(x+1)', policy=m.MathPolicy(timeout_s=120))\n"
+    "done = time.perf_counter()\n"
+    "print(json.dumps({{'import_s': imported - start, 'first_call_s': done - asked,"
+    " 'correct': verdict.correct, 'worker_start_s': m._POOL.start_seconds()}}))\n"
+)
+
+
+def math_first_call(pause_s: float) -> dict[str, object]:
+    """A fresh process imports the math verifier, does other work for ``pause_s`` (a sleep), then
+    makes its first comparison that needs the math worker: that call's wall seconds."""
+    done = subprocess.run(
+        [sys.executable, "-c", MATH_FIRST_CALL.format(pause=pause_s)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 def summary(values: list[float]) -> dict[str, float]:
     return {
         "median_s": round(statistics.median(values), 4),
@@ -114,6 +142,7 @@ def main() -> None:
             cpu[name].append(seconds)
     load_after = os.getloadavg()[0]
 
+    math_calls = {f"after_{pause:g}_s": [math_first_call(pause) for _ in range(3)] for pause in (0.0, 3.0)}
     ratios = [p / r for p, r in zip(cpu["import palaestra"], cpu["import reasoning_gym"], strict=True)]
     bare = statistics.median(cpu["python -c pass"])
     result = {
@@ -135,6 +164,11 @@ def main() -> None:
             statistics.median(cpu["import palaestra"]) - bare, 4
         ),
         "verify_worker_ready_wall": summary(worker_wall),
+        "math_verifier_first_call": {
+            "method": "fresh process: import palaestra.verifiers.math (its worker starts in the "
+            "background), sleep 0 or 3 s, then a comparison that needs the worker; wall seconds, 3 runs each",
+            **math_calls,
+        },
         "targets": {
             "import_palaestra_cpu_s": TARGET_IMPORT_CPU_S,
             "verify_worker_ready_cpu_s": TARGET_WORKER_CPU_S,

@@ -205,7 +205,8 @@ def run_kinds(workers: int, rounds: int, out: Path) -> None:
     responses over the 16 families measured cheapest), ``heavy`` (256 over the 8 measured
     slowest) and ``code`` (128 programs of the code families run in the sandbox, none hanging).
     Warm (workers, sandbox and family modules started), ``rounds`` rounds, serial and
-    verify_many interleaved; the median wall seconds of each and whether the verdicts are equal."""
+    verify_many interleaved in alternating order; the median wall seconds of each and whether
+    the verdicts are equal."""
     costs = {n: measured_cost_ms(n) for n in palaestra.families()}
     plain = sorted((c, n) for n, c in costs.items() if c is not None and not batch.runs_programs(get(n)))
     batches = {
@@ -227,11 +228,14 @@ def run_kinds(workers: int, rounds: int, out: Path) -> None:
             palaestra.verify(task, response)
         serial_s, many_s, equal = [], [], True
         load = os.getloadavg()[0]
-        for _ in range(rounds):
-            serial, figures, _ = run_serial(tasks, responses)
-            serial_s.append(figures["wall_s"])
-            verdicts, figures = run_many(tasks, responses, workers)
-            many_s.append(figures["wall_s"])
+        for round_ in range(rounds):  # the order alternates: neither always runs second
+            for first in (True, False) if round_ % 2 == 0 else (False, True):
+                if first:
+                    serial, figures, _ = run_serial(tasks, responses)
+                    serial_s.append(figures["wall_s"])
+                else:
+                    verdicts, figures = run_many(tasks, responses, workers)
+                    many_s.append(figures["wall_s"])
             equal = equal and verdicts == serial
         speedup = statistics.median(serial_s) / statistics.median(many_s)
         results[name] = {
