@@ -39,15 +39,13 @@ def make(family: str, **kwargs: Any):  # -> gymnasium.Env
 
 
 def _register_envs() -> None:
-    # Importing palaestra registers every family's and game's Gymnasium id (palaestra/Sudoku-v0, ...).
-    from palaestra.envs import debugging, register_generic_envs
-    from palaestra.envs.games import register_games
-    from palaestra.registry import discover
+    # Importing palaestra registers every family's and game's Gymnasium id (palaestra/Sudoku-v0, ...)
+    # with string entry points: no family or env module is imported until it is used.
+    from palaestra.envs.registration import register_all
+    from palaestra.registry import register_env_ids
 
-    discover()
-    register_games()
-    register_generic_envs()
-    debugging.register()
+    register_env_ids()
+    register_all()
 
 
 _register_envs()

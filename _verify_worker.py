@@ -1,12 +1,14 @@
 """A ``verify_many`` worker process: ``python -m palaestra._verify_worker READ_FD WRITE_FD [MB]``.
 
-It imports palaestra once, then answers messages ``(forget, learn, pairs)`` from its parent:
-drop the tasks whose ids are in ``forget``; parse the tasks in ``learn`` (``(JSON text, module,
-file)``: a family registered outside palaestra's own modules and plugins is imported from its
-module, by name or else from its file); verify each ``(task id, response)`` of ``pairs`` in
-order, sending every verdict back as soon as it is decided. It exits when the parent closes
-the pipe. With ``MB``, once its imports are done it limits its address space to what it then
-holds plus ``MB`` MiB (soft = hard: a verifier cannot raise it back).
+It imports palaestra once (the registry's index: no family module), then answers messages
+``(forget, learn, pairs, announce)`` from its parent: drop the tasks whose ids are in ``forget``;
+parse the tasks in ``learn`` (``(JSON text, module, file)``: a family's module is imported when
+the worker first meets the family, by name or else from its file, so families registered outside
+palaestra's own modules work too) and, with ``announce``, say "imported" (the parent times those
+imports apart from the verifications); verify each ``(task id, response)`` of ``pairs`` in order,
+sending every verdict back as soon as it is decided. It exits when the parent closes the pipe.
+With ``MB``, once palaestra is imported it limits its address space to what it then holds plus
+``MB`` MiB (soft = hard: a verifier cannot raise it back); family modules load within that limit.
 """
 
 from __future__ import annotations
@@ -18,12 +20,11 @@ import sys
 from multiprocessing.connection import Connection
 
 from palaestra.core import Task, Verdict
-from palaestra.registry import discover, is_registered, make_task, rebuild, verify
+from palaestra.registry import is_registered, make_task, rebuild, verify
 
 
 def serve(inbox: Connection, outbox: Connection, memory_mb: int | None = None) -> None:
     tasks: dict[str, Task] = {}
-    discover()
     if memory_mb is not None:
         limit_address_space(memory_mb)
     outbox.send("ready")
@@ -35,14 +36,16 @@ def serve(inbox: Connection, outbox: Connection, memory_mb: int | None = None) -
         if message[0] == "generate":
             _generate(message[1], outbox)
             continue
-        forget, learn, pairs = message
+        forget, learn, pairs, announce = message
         for task_id in forget:
             tasks.pop(task_id, None)
         for text, module, path in learn:
-            task = Task.from_json(text)
+            task = Task.from_trusted_json(text)  # the parent wrote it from a built Task
             if not is_registered(task.family):
                 _import_family_module(module, path)
             tasks[task.id] = task
+        if announce:  # the parent times the imports apart from the verifications
+            outbox.send("imported")
         for task_id, response in pairs:
             verdict = verify(tasks[task_id], response)
             try:
@@ -60,7 +63,7 @@ def _generate(requests: list[tuple], outbox: Connection) -> None:
                 _, family, seed, level, knobs = request
                 task = make_task(family, seed=seed, level=level, **knobs)
             else:
-                task = rebuild(Task.from_json(request[1]))
+                task = rebuild(Task.from_trusted_json(request[1]))  # the parent wrote it
             outbox.send(("ok", task.to_json()))
         except Exception as exc:  # noqa: BLE001 - the parent turns it into the client's 400
             first = (str(exc).splitlines() or [""])[0][:300]

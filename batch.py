@@ -11,7 +11,12 @@ The verdicts are those :func:`palaestra.verify` gives, in order. Where the work 
 - CPU-bound checks (z3, search, parsing) run in a pool of worker processes, one per available
   core by default, started on first use and kept. A task travels to a worker once, as its
   canonical JSON, and stays there (``CACHED_TASKS`` per worker); later responses to it carry
-  only its id. Workers stream each verdict back as soon as it is decided.
+  only its id. Workers stream each verdict back as soon as it is decided. A worker imports a
+  family's module when it first meets the family, as start-up work (bounded by
+  ``START_TIMEOUT_S``, not charged to ``timeout_s``); :func:`worker_start_seconds` reports
+  how long workers took to start.
+- Checks measured cheap (:func:`grades_inline`) run in the calling thread while the workers
+  take the rest: shipping them costs more than checking them.
 - Families that run the model's program (those declaring ``sandbox_preload``) are graded from
   threads of this process on the shared sandbox, so programs run concurrently on all of its
   fork servers; a hanging program holds one server up to its CPU limit and no other response.
@@ -32,6 +37,7 @@ from __future__ import annotations
 
 import atexit
 import collections
+import functools
 import os
 import pickle
 import queue
@@ -43,10 +49,10 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
+from typing import Any
 
 from palaestra.core import Task, Verdict
 from palaestra.registry import FamilySpec, get, verify
-from palaestra.sandbox.executor import available_cores
 
 DEFAULT_TIMEOUT_S = 60.0  # per verification; every family bounds itself well below this
 START_TIMEOUT_S = 120.0  # a worker imports palaestra and its families once
@@ -104,7 +110,7 @@ def _verify_once(
     tasks, responses = list(tasks), list(responses)
     if len(tasks) != len(responses):
         raise ValueError(f"{len(tasks)} tasks but {len(responses)} responses")
-    workers = available_cores() if workers is None else int(workers)
+    workers = _available_cores() if workers is None else int(workers)
     if workers < 0:
         raise ValueError(f"workers must be >= 0, got {workers}")
     timeout = DEFAULT_TIMEOUT_S if timeout_s is None else float(timeout_s)
@@ -112,26 +118,103 @@ def _verify_once(
         raise ValueError(f"timeout_s must be positive, got {timeout_s}")
     if deadline_s is not None and not deadline_s > 0:
         raise ValueError(f"deadline_s must be positive, got {deadline_s}")
-    specs = [get(task.family) for task in tasks]  # unknown families raise here, as in verify
-    if workers == 0:
+    specs = {
+        family: get(family) for family in {task.family for task in tasks}
+    }  # unknown ones raise, as in verify
+    routes = {name: _route(spec, timeout) for name, spec in specs.items()}
+    if workers == 0 or (deadline_s is None and all(r == "inline" for r in routes.values())):
+        # nothing to ship: the serial loop itself (inline checks are bounded by their families)
         return [verify(task, response) for task, response in zip(tasks, responses, strict=True)]
 
     call = _Call(len(tasks), timeout)
     local: list[int] = []
-    for i, (task, response, spec) in enumerate(zip(tasks, responses, specs, strict=True)):
-        if runs_programs(spec) or spec.module == "__main__":  # a worker cannot import __main__
+    inline: list[int] = []
+    for i, (task, response) in enumerate(zip(tasks, responses, strict=True)):
+        route = routes[task.family]
+        if route == "sandbox":
             local.append(i)
         elif not isinstance(response, str):  # verify's own format verdict; nothing to ship
             call.finish(i, verify(task, response))
+        elif route == "inline":
+            inline.append(i)
         else:
             call.pending.append(_Item(call, i, task, response))
     for i in local:
         _sandbox_threads().submit(_verify_into, call, i, tasks[i], responses[i])
     if call.pending:
         _pool(workers).submit(call.pending)
-    if not call.done.wait(deadline_s):
+    # the cheap checks run here while the workers and the sandbox do the rest: shipping them to
+    # a worker would cost more than checking them
+    end = None if deadline_s is None else time.monotonic() + deadline_s
+    for i in inline:
+        if end is not None and time.monotonic() >= end:
+            break  # the call's deadline: what is left answers timeout below, never started
+        _verify_into(call, i, tasks[i], responses[i])
+    wait = None if end is None else max(end - time.monotonic(), 0.0)
+    if not call.done.wait(wait):
         call.expire(f"not graded within the call's deadline of {deadline_s:g} s")
     return call.verdicts  # type: ignore[return-value]
+
+
+def _available_cores() -> int:
+    # imported here: the sandbox package costs `import palaestra` 16 ms and most callers never need it
+    from palaestra.sandbox.executor import available_cores
+
+    return available_cores()
+
+
+# A family whose measured verification costs under this (mean CPU milliseconds, the worst of its
+# levels and answer kinds, measured/generation.json) is graded in the calling thread: sending a
+# response to a worker and its verdict back costs more than that.
+INLINE_BELOW_MS = 0.5
+_COSTS: dict[tuple[str, int], tuple[float, float] | None] = {}
+
+
+def _route(spec: FamilySpec, timeout_s: float) -> str:
+    """Where ``verify_many`` grades a family: "sandbox" (threads on the shared sandbox),
+    "inline" (the calling thread) or "workers"."""
+    if runs_programs(spec) or spec.module == "__main__":  # a worker cannot import __main__
+        return "sandbox"
+    return "inline" if grades_inline(spec, timeout_s) else "workers"
+
+
+def grades_inline(spec: FamilySpec, timeout_s: float) -> bool:
+    """Whether ``verify_many`` grades this family in the calling thread rather than a worker.
+
+    Only a family measured cheap (under :data:`INLINE_BELOW_MS`) whose slowest measured
+    verification of hostile input (``measured/reward_errors.json``, this family version) is
+    well inside ``timeout_s``: its own bounds keep it there, so no worker needs to be killed
+    to keep the bound. Unmeasured families (a new one, a plugin, a changed version) use workers.
+    """
+    cost = _measured_cost(spec)
+    return cost is not None and cost[0] < INLINE_BELOW_MS and 4 * cost[1] < timeout_s
+
+
+def _measured_cost(spec: FamilySpec) -> tuple[float, float] | None:
+    """(typical verification ms, slowest hostile verification CPU s) of this family version."""
+    key = (spec.name, spec.version)
+    if key not in _COSTS:
+        stored_errors, stored_speed = _stored_measurements()
+        errors = stored_errors.get(spec.name, {})
+        speed = stored_speed.get(spec.name, {})
+        typical = [
+            kind["mean_ms"] for level in speed.values() for kind in level.get("verification", {}).values()
+        ]
+        hostile = errors.get("max_hostile_verify_cpu_s")
+        measured = errors.get("family_version") == spec.version and typical and hostile is not None
+        _COSTS[key] = (max(typical), float(hostile)) if measured else None
+    return _COSTS[key]
+
+
+@functools.lru_cache(maxsize=1)
+def _stored_measurements() -> tuple[dict[str, Any], dict[str, Any]]:
+    """The families' reward-error and speed records (package data), read once."""
+    from palaestra import measurements
+
+    return (
+        measurements.load(measurements.REWARD_ERRORS).get("families", {}),
+        measurements.load(measurements.GENERATION).get("families", {}),
+    )
 
 
 def runs_programs(spec: FamilySpec) -> bool:
@@ -209,7 +292,8 @@ class GenerationPool:
                 if not worker.from_worker.poll(max(end - time.monotonic(), 0)):
                     break
                 kind, text = worker.from_worker.recv()
-                out.append(Task.from_json(text) if kind == "ok" else text)
+                # the worker wrote it with Task.to_json: nothing to normalise or re-hash
+                out.append(Task.from_trusted_json(text) if kind == "ok" else text)
         except (EOFError, OSError, pickle.UnpicklingError) as exc:
             code = worker.stop()
             raise RuntimeError(
@@ -309,6 +393,17 @@ def _pool(workers: int) -> _Pool:
         return pool
 
 
+def warm(workers: int | None = None, wait: bool = True) -> list[float]:
+    """Start the worker processes of ``verify_many(..., workers=workers)`` now (it starts them
+    on first use otherwise); with ``wait``, return once they are ready (each within
+    ``START_TIMEOUT_S``), with the start seconds of the workers started so far."""
+    pool = _pool(_available_cores() if workers is None else int(workers))
+    if wait:
+        for event in pool.started:
+            event.wait(START_TIMEOUT_S)
+    return worker_start_seconds()
+
+
 def worker_pids(workers: int | None = None) -> list[int]:
     """Process ids of this process's verify workers (of the pool of ``workers`` workers, or of
     every pool), for operators, load tests and benchmarks."""
@@ -341,8 +436,10 @@ class _Pool:
         self.ready = threading.Condition()
         self.closed = False
         self.workers = [_Worker() for _ in range(size)]
+        # each feeder starts its worker at once: a batch that needs one pool worker soon needs all
+        self.started = [threading.Event() for _ in range(size)]
         self.feeders = [
-            threading.Thread(target=self._feed, args=(w,), name=f"palaestra-verify-{k}", daemon=True)
+            threading.Thread(target=self._feed, args=(w, k), name=f"palaestra-verify-{k}", daemon=True)
             for k, w in enumerate(self.workers)
         ]
         for feeder in self.feeders:
@@ -379,7 +476,13 @@ class _Pool:
             self.queue.extendleft(reversed(items))
             self.ready.notify_all()
 
-    def _feed(self, worker: _Worker) -> None:
+    def _feed(self, worker: _Worker, k: int) -> None:
+        try:
+            worker.start()
+        except OSError:
+            worker.stop()  # its first chunk starts it again, and reports a failure then
+        finally:
+            self.started[k].set()
         while True:
             chunk = self._take()
             if chunk is None:
@@ -399,6 +502,16 @@ class _Pool:
                 self._put_back(rest)
 
 
+_STARTS: collections.deque[float] = collections.deque(maxlen=256)
+
+
+def worker_start_seconds() -> list[float]:
+    """Wall seconds each recent worker took from its start to ready (it imports palaestra and no
+    family module; each family's module loads when the worker first meets the family, and a
+    call waits up to ``START_TIMEOUT_S`` for that outside ``timeout_s``), the latest last."""
+    return list(_STARTS)
+
+
 def worker_environment() -> dict[str, str]:
     """What a worker process inherits: palaestra's path, one math-library thread, nothing else
     (no token, credential or other secret of the caller's environment)."""
@@ -415,8 +528,10 @@ class _Worker:
     to_worker: Connection | None = None
     from_worker: Connection | None = None
     known: collections.OrderedDict[str, None] = field(default_factory=collections.OrderedDict)
+    families: set[str] = field(default_factory=set)  # whose modules the process has imported
 
     def start(self) -> None:
+        started = time.monotonic()
         down_r, down_w = os.pipe()
         up_r, up_w = os.pipe()
         try:
@@ -441,10 +556,12 @@ class _Worker:
         self.to_worker = Connection(down_w, readable=False)
         self.from_worker = Connection(up_r, writable=False)
         self.known.clear()
+        self.families.clear()
         if not self.from_worker.poll(START_TIMEOUT_S):
             self.stop()
             raise OSError(f"verify worker did not start within {START_TIMEOUT_S:.0f} s")
         self.from_worker.recv()  # the worker's hello
+        _STARTS.append(round(time.monotonic() - started, 4))
 
     def run(self, chunk: list[_Item]) -> list[_Item]:
         """Verify ``chunk``; returns the items it could not reach (to go to another worker)."""
@@ -452,7 +569,14 @@ class _Worker:
             self.stop()
             self.start()
         assert self.to_worker is not None and self.from_worker is not None
-        self.to_worker.send(self._message(chunk))
+        message = self._message(chunk)
+        self.to_worker.send(message)
+        if message[3]:  # it imports a family module first: start-up work, outside timeout_s
+            failure = self._await_imports()
+            if failure is not None:
+                chunk[0].call.finish(chunk[0].index, Verdict.failure(error=f"verify_many: {failure}"))
+                return chunk[1:]
+            self.families.update(item.task.family for item in chunk)
         for k, item in enumerate(chunk):
             if not self.from_worker.poll(item.call.timeout_s):
                 self.stop()
@@ -479,11 +603,26 @@ class _Worker:
             item.call.finish(item.index, verdict)
         return []
 
+    def _await_imports(self) -> str | None:
+        """Wait (up to ``START_TIMEOUT_S``) for the worker to say it imported the modules of the
+        families it just met; why not, or ``None``."""
+        assert self.from_worker is not None
+        if not self.from_worker.poll(START_TIMEOUT_S):
+            self.stop()
+            return f"a worker did not import the families' modules within {START_TIMEOUT_S:.0f} s"
+        try:
+            self.from_worker.recv()
+        except (EOFError, OSError, pickle.UnpicklingError) as exc:
+            code = self.stop()
+            return f"a worker died (exit code {code}) importing the families' modules: {type(exc).__name__}"
+        return None
+
     def _message(
         self, chunk: list[_Item]
-    ) -> tuple[list[str], list[tuple[str, str, str | None]], list[tuple[str, str]]]:
+    ) -> tuple[list[str], list[tuple[str, str, str | None]], list[tuple[str, str]], bool]:
         """(task ids to forget, tasks to learn (JSON, family module, its file), (task id,
-        response) pairs)."""
+        response) pairs, whether it meets a family new to it: then it says when it has
+        imported the family modules, before verifying)."""
         learn: dict[str, tuple[str, str, str | None]] = {}
         for item in chunk:
             task_id = item.task.id
@@ -498,7 +637,8 @@ class _Worker:
         while len(self.known) > CACHED_TASKS:
             oldest, _ = self.known.popitem(last=False)
             forget.append(oldest)
-        return forget, list(learn.values()), [(item.task.id, item.response) for item in chunk]
+        new_family = any(item.task.family not in self.families for item in chunk)
+        return forget, list(learn.values()), [(item.task.id, item.response) for item in chunk], new_family
 
     def stop(self) -> int | None:
         """Kill the process (if any); its exit code."""
@@ -513,4 +653,5 @@ class _Worker:
             code = self.proc.wait()
             self.proc = None
         self.known.clear()
+        self.families.clear()
         return code

@@ -1,8 +1,8 @@
 """``palaestra dev``: contributor commands that work on a source checkout of palaestra.
 
     palaestra dev new-family NAME --domain D   # write the family file and its test, then refresh
-    palaestra dev refresh FAMILY [FAMILY ...]  # re-pin ids, recalibrate, re-measure, regenerate the catalog
-    palaestra dev refresh --catalog            # regenerate docs/catalog.md only
+    palaestra dev refresh FAMILY [FAMILY ...]  # re-pin ids, recalibrate, re-measure, regenerate index and catalog
+    palaestra dev refresh --catalog            # regenerate generators/index.json and docs/catalog.md only
 
 Both act on the checkout named by ``--repo`` (default: the working directory), never on the
 installed package, and refuse to run anywhere that is not a palaestra checkout. ``refresh`` runs
@@ -103,7 +103,16 @@ def refresh(names: list[str], repo: Path, *, seeds: int = QUICK_CALIBRATION_SEED
         _run(repo, "benchmarks/duplicates.py", "--families", *names)
         _run(repo, "benchmarks/constant_answers.py", "--families", *names)
         _run(repo, "benchmarks/reward_errors.py", "--families", *names)
+    write_index(repo)
     write_catalog(repo)
+
+
+def write_index(repo: Path) -> None:
+    """Regenerate ``generators/index.json``, the family index ``import palaestra`` reads."""
+    from palaestra.registry import write_index as write
+
+    write(repo / "generators" / "index.json")
+    print("wrote generators/index.json")
 
 
 def write_catalog(repo: Path) -> None:
@@ -142,7 +151,11 @@ def add_cli(subparsers: Any) -> None:
     )
     ref = sub.add_parser("refresh", help="re-pin ids, recalibrate, re-measure and regenerate the catalog")
     ref.add_argument("families", nargs="*", help="families whose generator or verifier changed")
-    ref.add_argument("--catalog", action="store_true", help="regenerate docs/catalog.md (always done)")
+    ref.add_argument(
+        "--catalog",
+        action="store_true",
+        help="regenerate generators/index.json and docs/catalog.md (always done)",
+    )
     ref.add_argument(
         "--seeds", type=int, default=QUICK_CALIBRATION_SEEDS, help="calibration seeds per level (default 100)"
     )

@@ -9,21 +9,30 @@ A task family is one class decorated with :func:`family`::
         def verify(self, task, response) -> Verdict: ...
         def effort(self, task) -> float: ...
 
-Every module under ``palaestra.generators`` is imported on first use, so adding a family is
-adding one file. Third-party packages register families through the entry-point group
-``palaestra.families`` (the entry point names a module or a Family class to import).
+Every module under ``palaestra.generators`` is a family plugin, so adding a family is adding one
+file. ``import palaestra`` imports none of them: the committed index ``generators/index.json``
+(written by ``palaestra dev refresh``, checked by ``tests/test_registry_index.py``) names each
+family's domain, module and env kind, which is enough to list the families and register their
+Gymnasium ids; a family's module is imported the first time the family is used (``get``). When
+the index is missing, or names other module files than the checkout holds (a family file added
+without a refresh), every module is imported as before: slower, never wrong. Third-party packages
+register families through the entry-point group ``palaestra.families`` (the entry point names a
+module or a Family class to import); they load with ``import palaestra``.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.metadata
+import json
+import os
 import pkgutil
 import threading
 import warnings
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
@@ -256,18 +265,22 @@ def _check_definition(name: str, domain: str, knobs: type[Knobs], levels: Mappin
 
 
 def _register_env(spec: FamilySpec) -> None:
+    _register_env_id(spec.name, spec.impl.interactive)
+
+
+def _register_env_id(name: str, interactive: bool) -> None:
     import gymnasium
 
-    if spec.env_id in gymnasium.registry:
+    env_id = env_id_for(name)
+    if env_id in gymnasium.registry:
         return
     gymnasium.register(
-        id=spec.env_id,
+        id=env_id,
+        # a string entry point: the env module (and the family's) load on gymnasium.make
         entry_point=(
-            "palaestra.envs.interactive:InteractiveEnv"
-            if spec.impl.interactive
-            else "palaestra.envs.task_env:TaskEnv"
+            "palaestra.envs.interactive:InteractiveEnv" if interactive else "palaestra.envs.task_env:TaskEnv"
         ),
-        kwargs={"family": spec.name},
+        kwargs={"family": name},
         disable_env_checker=True,  # the contract tests run check_env on every id
     )
 
@@ -278,6 +291,11 @@ def _register_env(spec: FamilySpec) -> None:
 
 
 BUILT_IN_FAMILIES = "palaestra.generators"
+GENERATORS_DIR = Path(__file__).resolve().parent / "generators"
+INDEX_PATH = GENERATORS_DIR / "index.json"
+_NOT_READ = object()
+_index_cache: Any = _NOT_READ
+_plugins_loaded = False
 
 
 def discover() -> None:
@@ -289,13 +307,93 @@ def discover() -> None:
         # Family modules are plugins that import this module (for Family and @family), so they
         # are loaded by name at run time, like the entry-point plugins below: no import arrow
         # points up from the registry to the generators (docs/architecture.md).
-        generators = importlib.import_module(BUILT_IN_FAMILIES)
-        for info in pkgutil.walk_packages(generators.__path__, prefix=BUILT_IN_FAMILIES + "."):
-            leaf = info.name.rsplit(".", 1)[-1]
-            if not leaf.startswith("_"):
-                importlib.import_module(info.name)
-        _load_plugins()
+        for name in family_module_names():
+            importlib.import_module(name)
+        _ensure_plugins()
         _discovered = True
+
+
+def family_module_names() -> list[str]:
+    """Every built-in module that may define families (the non-private modules and packages
+    under ``palaestra.generators``), sorted; what :func:`discover` imports."""
+    generators = importlib.import_module(BUILT_IN_FAMILIES)
+    names = pkgutil.walk_packages(generators.__path__, prefix=BUILT_IN_FAMILIES + ".")
+    return sorted(info.name for info in names if not info.name.rsplit(".", 1)[-1].startswith("_"))
+
+
+def module_files(root: Path = GENERATORS_DIR, prefix: str = BUILT_IN_FAMILIES + ".") -> list[str]:
+    """:func:`family_module_names` read from the file tree alone (imports nothing): the
+    ``.py`` files and package folders ``pkgutil.walk_packages`` finds, private leaves left out."""
+    found: list[str] = []
+    with os.scandir(root) as entries:
+        for entry in entries:
+            if (
+                entry.is_dir()
+                and "." not in entry.name
+                and os.path.isfile(os.path.join(entry.path, "__init__.py"))
+            ):
+                found.append(prefix + entry.name)
+                found.extend(module_files(Path(entry.path), f"{prefix}{entry.name}."))
+            elif entry.name.endswith(".py") and entry.name != "__init__.py" and entry.is_file():
+                found.append(prefix + entry.name[:-3])
+    return sorted(name for name in found if not name.rsplit(".", 1)[-1].startswith("_"))
+
+
+def build_index() -> dict[str, Any]:
+    """The index of the built-in families, as :data:`INDEX_PATH` stores it (imports them all)."""
+    discover()
+    built_in = {
+        name: {"domain": spec.domain, "module": spec.module, "interactive": spec.impl.interactive}
+        for name, spec in sorted(_FAMILIES.items())
+        if spec.module.startswith(BUILT_IN_FAMILIES + ".")
+    }
+    return {
+        "about": "written by `palaestra dev refresh`; read by palaestra.registry so that "
+        "`import palaestra` imports no family module",
+        "modules": family_module_names(),
+        "families": built_in,
+    }
+
+
+def write_index(path: Path = INDEX_PATH) -> None:
+    """Write :func:`build_index` to ``path`` (``palaestra dev refresh`` calls it)."""
+    global _index_cache
+    path.write_text(json.dumps(build_index(), indent=1, sort_keys=True) + "\n")
+    _index_cache = _NOT_READ
+
+
+def _index() -> dict[str, dict[str, Any]] | None:
+    """The index's families, or ``None`` when it is missing, unreadable or stale: it names other
+    module files than :func:`module_files` finds (a family file added without a refresh)."""
+    global _index_cache
+    if _index_cache is _NOT_READ:
+        try:
+            stored = json.loads(INDEX_PATH.read_text())
+            fresh = stored["modules"] == module_files()
+        except (OSError, ValueError, KeyError, TypeError):
+            fresh = False
+        _index_cache = stored["families"] if fresh else None
+    return _index_cache
+
+
+def register_env_ids() -> None:
+    """Register every family's Gymnasium id (and load the plugins), importing no family module
+    when the index is fresh; ``import palaestra`` calls it."""
+    index = _index()
+    if index is None:
+        discover()  # the ids register as the modules load
+        return
+    for name, entry in index.items():
+        _register_env_id(name, entry["interactive"])
+    _ensure_plugins()
+
+
+def _ensure_plugins() -> None:
+    global _plugins_loaded
+    with _discovery_lock:
+        if not _plugins_loaded:
+            _plugins_loaded = True
+            _load_plugins()
 
 
 def _load_plugins() -> None:
@@ -313,17 +411,31 @@ def is_registered(name: str) -> bool:
 
 def families(domain: str | None = None) -> list[str]:
     """Names of all registered families (optionally of one domain), sorted."""
-    discover()
-    return sorted(name for name, spec in _FAMILIES.items() if domain is None or spec.domain == domain)
+    with _discovery_lock:
+        index = _index() if not _discovered else None
+        if index is None:
+            discover()
+        _ensure_plugins()
+        domains = {name: entry["domain"] for name, entry in (index or {}).items()}
+        domains.update((name, spec.domain) for name, spec in _FAMILIES.items())
+    return sorted(name for name, of in domains.items() if domain is None or of == domain)
 
 
 def get(name: str) -> FamilySpec:
-    """The spec of family ``name``; ``ValueError`` naming the valid families if unknown."""
-    discover()
-    try:
-        return _FAMILIES[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown family {name!r}; valid families: {', '.join(sorted(_FAMILIES))}") from None
+    """The spec of family ``name`` (importing its module on first use); ``ValueError`` naming
+    the valid families if unknown."""
+    spec = _FAMILIES.get(name) if isinstance(name, str) else None
+    if spec is None and isinstance(name, str):
+        with _discovery_lock:
+            entry = (_index() or {}).get(name)
+            if entry is not None:
+                importlib.import_module(entry["module"])
+            if name not in _FAMILIES:  # not indexed (or the index is stale): look everywhere
+                discover()
+            spec = _FAMILIES.get(name)
+    if spec is None:
+        raise ValueError(f"unknown family {name!r}; valid families: {', '.join(families())}")
+    return spec
 
 
 # --------------------------------------------------------------------------------------------

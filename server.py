@@ -40,7 +40,7 @@ from functools import partial
 from typing import Any
 
 import palaestra
-from palaestra.core import Task, Verdict
+from palaestra.core import Task, Verdict, canonical_json
 
 DEFAULT_TIMEOUT_S = 10.0
 MAX_ITEMS = 4096  # per request
@@ -48,6 +48,7 @@ MAX_TIMEOUT_S = 60.0  # the most a client may ask per verification
 GENERATION_TIMEOUT_S = 30.0  # /v1/tasks and task rebuilds: past it the generation is killed
 SHUTDOWN_GRACE_S = 10.0  # SIGINT/SIGTERM: requests in flight get this long, then the process exits
 _CHECKED_RECORDS = 65536  # records proven to be their own rebuild (GRPO groups repeat them)
+_PROVEN_TASKS = 4096  # of those, the tasks kept to answer the same record again (memory-bound)
 
 
 def create_app(
@@ -77,8 +78,10 @@ def create_app(
     from contextlib import asynccontextmanager
 
     from fastapi import Depends, FastAPI, HTTPException
+    from fastapi.responses import JSONResponse
 
     from palaestra.batch import GenerationPool, runs_programs
+    from palaestra.batch import warm as warm_workers
     from palaestra.integrations.http_json import MAX_BODY_BYTES, Admission, Guard, client_of, json_body
     from palaestra.rows import completion_text, task_from_record
 
@@ -95,6 +98,10 @@ def create_app(
     )
     state: dict[str, Any] = {}
     checked: OrderedDict[str, None] = OrderedDict()  # hashes of records equal to their rebuild
+    # the tasks of records already proven, by the hash of the record exactly as a client sent it:
+    # a GRPO group or an epoch sends the same records again, and building a Task from a record
+    # (normalising it, re-hashing its id) and hashing it again cost more than grading it
+    proven: OrderedDict[str, Task] = OrderedDict()
 
     @asynccontextmanager
     async def lifespan(app: Any):
@@ -110,8 +117,8 @@ def create_app(
         state["makers"] = GenerationPool(generation_workers)
         state["rebuilders"] = GenerationPool(2)
         loop = asyncio.get_running_loop()
-        warm = [palaestra.make_task("expression", seed=0)]
-        await loop.run_in_executor(state["threads"]["grade"], partial(_grade, warm, [""], workers, timeout_s))
+        if workers > 0:  # verify_many's workers start now, not on the first request
+            await loop.run_in_executor(state["threads"]["grade"], partial(warm_workers, workers))
         for pool in (state["makers"], state["rebuilders"]):
             await loop.run_in_executor(state["threads"]["generate"], pool.warm)
         yield
@@ -129,27 +136,36 @@ def create_app(
         pool = state["threads"]["generate" if lane == "rebuild" else lane]
         return await asyncio.get_running_loop().run_in_executor(pool, partial(fn, *args))
 
-    def records_of(items: Any) -> list[Task]:
+    def records_of(items: Any) -> list[tuple[str | None, Task]]:
+        """(the record's own hash, or None, and its task) for each item."""
         if not isinstance(items, list) or not 0 < len(items) <= MAX_ITEMS:
             raise bad(f"'items' must be a list of 1..{MAX_ITEMS} objects")
         tasks = []
         for i, item in enumerate(items):
             if not isinstance(item, dict) or "task" not in item:
                 raise bad(f"item {i} must be an object with 'task'")
-            try:
-                task = task_from_record(item["task"])
-                palaestra.get(task.family)
-            except (ValueError, KeyError, TypeError, AttributeError) as exc:
-                raise bad(f"item {i}: {_one_line(exc)}") from None
-            tasks.append(task)
+            raw_key = _raw_record_key(item["task"])
+            task = proven.get(raw_key) if raw_key is not None else None
+            if task is not None:  # this very record was proven equal to its rebuild before
+                proven.move_to_end(raw_key)  # type: ignore[arg-type]
+            else:
+                try:
+                    task = task_from_record(item["task"])
+                    palaestra.get(task.family)
+                except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                    raise bad(f"item {i}: {_one_line(exc)}") from None
+            tasks.append((raw_key, task))
         return tasks
 
     async def checked_tasks(client: str, items: Any) -> list[Task]:
         """The request's tasks, each proven equal to the task its (family, version, difficulty,
         seed) generate: a client cannot choose a task's answer, tests or limits."""
-        tasks = records_of(items)
+        records = records_of(items)
+        tasks = [task for _, task in records]
         todo: dict[str, Task] = {}
-        for task in tasks:
+        for raw_key, task in records:
+            if raw_key is not None and raw_key in proven:
+                continue
             key = _record_key(task)
             if key in checked:
                 checked.move_to_end(key)
@@ -178,6 +194,11 @@ def create_app(
                 checked[key] = None
                 while len(checked) > _CHECKED_RECORDS:
                     checked.popitem(last=False)
+        for raw_key, task in records:  # every record is proven now (a differing one raised)
+            if raw_key is not None and raw_key not in proven:
+                proven[raw_key] = task
+                while len(proven) > _PROVEN_TASKS:
+                    proven.popitem(last=False)
         return tasks
 
     def limit_of(body: dict[str, Any]) -> float:
@@ -246,7 +267,7 @@ def create_app(
         return {"tasks": [t.to_dict() for t in made]}
 
     @fastapi_app.post("/v1/verify")
-    async def verify(body: dict[str, Any] = JsonBody, client: str = Client) -> dict[str, Any]:
+    async def verify(body: dict[str, Any] = JsonBody, client: str = Client) -> Any:
         limit = limit_of(body)
         items = body.get("items")
         batch = await checked_tasks(client, items)
@@ -254,7 +275,11 @@ def create_app(
             _response_text(completion_text, item.get("response", ""), i) for i, item in enumerate(items)
         ]
         verdicts = await grade(client, batch, responses, limit)
-        return {"verdicts": [v.to_dict() for v in verdicts], "rewards": [float(v.reward) for v in verdicts]}
+        # already plain JSON (Verdict.to_dict): rendered as it is, without FastAPI's encoder
+        # walking every value of every verdict again
+        return JSONResponse(
+            {"verdicts": [v.to_dict() for v in verdicts], "rewards": [float(v.reward) for v in verdicts]}
+        )
 
     @fastapi_app.post("/verify")
     async def nemo_gym_verify(body: dict[str, Any] = JsonBody, client: str = Client) -> dict[str, Any]:
@@ -375,6 +400,18 @@ def _run_generation(pool: Any, requests: list[tuple], deadline_s: float) -> list
 
 def _record_key(task: Task) -> str:
     return hashlib.sha256(task.to_json().encode()).hexdigest()
+
+
+def _raw_record_key(record: Any) -> str | None:
+    """A hash of a client's record exactly as sent (its canonical JSON), or None for a Task
+    object or a value that is not JSON: equal keys are the same record, so the same task."""
+    if isinstance(record, Task):
+        return None
+    try:
+        text = canonical_json(record)
+    except (TypeError, ValueError):
+        return None
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _first_difference(given: Task, made: Task) -> str | None:

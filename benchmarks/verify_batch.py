@@ -22,6 +22,7 @@ floor no scheduler can beat, the hangs' summed CPU limits over the cores. Result
 ``benchmarks/results/verify_batch.json``.
 
     nice -n 5 python benchmarks/verify_batch.py
+    python benchmarks/verify_batch.py --kinds    # easy / heavy / code batches (run_kinds)
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -36,7 +38,7 @@ from pathlib import Path
 import numpy as np
 
 import palaestra
-from palaestra import batch
+from palaestra import batch, measurements
 from palaestra.registry import get
 from palaestra.sandbox import ExecResult, Job
 from palaestra.sandbox.executor import Sandbox, available_cores
@@ -169,6 +171,90 @@ def rounded(figures: dict[str, float]) -> dict[str, float]:
     return {k: round(v, 3) for k, v in figures.items()}
 
 
+KINDS_RESULTS = RESULTS.with_name("verify_batch_kinds.json")
+
+
+def measured_cost_ms(family: str) -> float | None:
+    """The family's measured verification cost (worst level and answer kind, mean ms)."""
+    speed = measurements.load(measurements.GENERATION).get("families", {}).get(family)
+    if not speed:
+        return None
+    return max(kind["mean_ms"] for level in speed.values() for kind in level["verification"].values())
+
+
+def kind_batch(families: list[str], size: int, seed: int = 0) -> tuple[list, list[str]]:
+    """``size`` responses over ``families`` (levels 1-10 in turn), 25% right, the rest wrong."""
+    rng = np.random.default_rng(seed)
+    tasks, responses = [], []
+    for i in range(size):
+        family = families[i % len(families)]
+        task = palaestra.make_task(family, seed=seed * 100_000 + i, level=1 + (i // len(families)) % 10)
+        right = rng.random() < 0.25
+        tasks.append(task)
+        if family in QUICKLY_WRONG and not right:
+            responses.append(QUICKLY_WRONG[family])
+        else:
+            responses.append(
+                get(family).impl.reference_response(task) if right else wrong_response(task, i, rng)
+            )
+    return tasks, responses
+
+
+def run_kinds(workers: int, rounds: int, out: Path) -> None:
+    """Three batches a trainer sends, serial against ``verify_many(workers=...)``: ``easy`` (1,024
+    responses over the 16 families measured cheapest), ``heavy`` (256 over the 8 measured
+    slowest) and ``code`` (128 programs of the code families run in the sandbox, none hanging).
+    Warm (workers, sandbox and family modules started), ``rounds`` rounds, serial and
+    verify_many interleaved in alternating order; the median wall seconds of each and whether
+    the verdicts are equal."""
+    costs = {n: measured_cost_ms(n) for n in palaestra.families()}
+    plain = sorted((c, n) for n, c in costs.items() if c is not None and not batch.runs_programs(get(n)))
+    batches = {
+        "easy": kind_batch([n for _, n in plain[:16]], 1024),
+        "heavy": kind_batch([n for _, n in plain[-8:]], 256),
+        "code": kind_batch(sorted(QUICKLY_WRONG), 128),
+    }
+    starts_before = len(batch.worker_start_seconds())
+    results: dict[str, object] = {
+        "date": time.strftime("%Y-%m-%d", time.gmtime()),
+        "cores": available_cores(),
+        "workers": workers,
+        "rounds": rounds,
+        "families": {k: sorted({t.family for t in v[0]}) for k, v in batches.items()},
+    }
+    for name, (tasks, responses) in batches.items():
+        batch.verify_many(tasks, responses, workers=workers)  # warm: modules, workers, sandbox
+        for task, response in zip(tasks, responses, strict=True):
+            palaestra.verify(task, response)
+        serial_s, many_s, equal = [], [], True
+        load = os.getloadavg()[0]
+        for round_ in range(rounds):  # the order alternates: neither always runs second
+            for first in (True, False) if round_ % 2 == 0 else (False, True):
+                if first:
+                    serial, figures, _ = run_serial(tasks, responses)
+                    serial_s.append(figures["wall_s"])
+                else:
+                    verdicts, figures = run_many(tasks, responses, workers)
+                    many_s.append(figures["wall_s"])
+            equal = equal and verdicts == serial
+        speedup = statistics.median(serial_s) / statistics.median(many_s)
+        results[name] = {
+            "responses": len(tasks),
+            "load_average_at_start": round(load, 2),
+            "serial_wall_s": round(statistics.median(serial_s), 3),
+            "verify_many_wall_s": round(statistics.median(many_s), 3),
+            "speedup_vs_serial": round(speedup, 2),
+            "verdicts_equal_serial": equal,
+            "inline_share": round(
+                sum(batch.grades_inline(get(t.family), batch.DEFAULT_TIMEOUT_S) for t in tasks) / len(tasks),
+                3,
+            ),
+        }
+        print(name, results[name], flush=True)
+    results["worker_start_seconds"] = batch.worker_start_seconds()[starts_before:]
+    out.write_text(json.dumps(results, indent=2) + "\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -176,7 +262,16 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=1024)
     parser.add_argument("--hang-share", type=float, default=0.02)
     parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument(
+        "--kinds",
+        action="store_true",
+        help="the easy, heavy and code batches instead (verify_batch_kinds.json)",
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of each kind batch (with --kinds)")
     args = parser.parse_args()
+    if args.kinds:
+        run_kinds(available_cores(), args.rounds, KINDS_RESULTS if args.out == RESULTS else args.out)
+        return
 
     cores = available_cores()
     tasks, responses, kinds = build_batch(args.size, args.hang_share)

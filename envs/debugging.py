@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from palaestra.envs.registration import DEBUGGING_ENV_ID as ENV_ID  # noqa: F401 - its public home was here
+from palaestra.envs.registration import register_debugging as register  # noqa: F401
 from palaestra.envs.tool_env import ToolEnv
-
-ENV_ID = "palaestra/InteractiveDebugging-v0"
 
 
 def make_debugging_env(
@@ -36,10 +36,3 @@ def make_debugging_env(
         sandbox=sandbox,
         **kwargs,
     )
-
-
-def register() -> None:
-    import gymnasium
-
-    if ENV_ID not in gymnasium.registry:
-        gymnasium.register(id=ENV_ID, entry_point="palaestra.envs.debugging:make_debugging_env")

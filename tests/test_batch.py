@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import sys
 import threading
@@ -12,7 +13,7 @@ import numpy as np
 import pytest
 
 import palaestra
-from palaestra import registry
+from palaestra import batch, registry
 from palaestra.batch import _Call, _Item, _Worker, verify_many
 
 
@@ -92,11 +93,14 @@ def test_a_task_travels_to_a_worker_once():
     other = palaestra.make_task("expression", seed=2)
     call = _Call(3, 1.0)
     worker = _Worker()
-    forget, learn, pairs = worker._message([_Item(call, 0, task, "a"), _Item(call, 1, task, "b")])
+    forget, learn, pairs, announce = worker._message([_Item(call, 0, task, "a"), _Item(call, 1, task, "b")])
     assert forget == [] and [text for text, _, _ in learn] == [task.to_json()]
     assert pairs == [(task.id, "a"), (task.id, "b")]
-    _, learn, _ = worker._message([_Item(call, 2, task, "c"), _Item(call, 2, other, "d")])
+    assert announce  # a family new to the worker: it says when its module is imported
+    worker.families.add("expression")
+    _, learn, _, announce = worker._message([_Item(call, 2, task, "c"), _Item(call, 2, other, "d")])
     assert [text for text, _, _ in learn] == [other.to_json()]
+    assert not announce
 
 
 def test_a_deadline_stops_the_work(probe, tmp_path):
@@ -170,3 +174,73 @@ def test_the_shared_sandbox_has_two_servers_per_core(monkeypatch: pytest.MonkeyP
         assert threads._max_workers == _runner.worker_count()
     finally:
         threads.shutdown()
+
+
+SLOW_IMPORT_FAMILY = """
+import time
+
+from dataclasses import dataclass
+
+from palaestra.core import Knobs, Task, Verdict, knob
+from palaestra.registry import Family, SolverRun, TaskDraft, family
+
+time.sleep(1.5)  # a module that takes long to import (sympy, z3 under load)
+
+
+@dataclass(frozen=True)
+class SlowKnobs(Knobs):
+    size: int = knob(10, low=1, high=100, help="unused")
+
+
+@family("batch_slow_import", domain="arithmetic", knobs=SlowKnobs,
+        levels={k: SlowKnobs() for k in range(1, 11)}, description="slow to import")
+class SlowImport(Family):
+    def generate(self, knobs, rng):
+        return TaskDraft(prompt="say 7", answer="7")
+
+    def verify(self, task: Task, response: str) -> Verdict:
+        return Verdict.right() if response == "7" else Verdict.wrong("not 7")
+
+    def solve_exact(self, task: Task) -> SolverRun:
+        return SolverRun("7", 1.0)
+"""
+
+
+def test_importing_a_family_module_is_not_charged_to_timeout_s(tmp_path):
+    # A worker imports a family's module when it first meets the family; that start-up work
+    # must not count against the first verification's timeout_s (it was a timeout verdict).
+    path = tmp_path / "batch_slow_import.py"
+    path.write_text(SLOW_IMPORT_FAMILY)
+    spec = importlib.util.spec_from_file_location("batch_slow_import", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["batch_slow_import"] = module
+    try:
+        spec.loader.exec_module(module)
+        task = palaestra.make_task("batch_slow_import", seed=0)
+        verdicts = verify_many([task, task], ["7", "8"], workers=7, timeout_s=0.5)
+        assert [v.status for v in verdicts] == ["correct", "wrong"]
+        assert batch.worker_start_seconds()  # the start-up is reported
+    finally:
+        batch.shutdown()
+        registry._FAMILIES.pop("batch_slow_import", None)
+        gymnasium.registry.pop(registry.env_id_for("batch_slow_import"), None)
+        sys.modules.pop("batch_slow_import", None)
+
+
+def test_cheap_measured_families_are_graded_in_the_calling_thread():
+    # shipping a check that costs microseconds to a worker costs more than the check: a batch of
+    # them starts no worker, and its verdicts are the serial ones
+    tasks = [palaestra.make_task("expression", seed=s, level=3) for s in range(20)]
+    responses = [
+        f"<answer>{t.answer}</answer>" if s % 2 else "<answer>-1</answer>" for s, t in enumerate(tasks)
+    ]
+    assert batch.grades_inline(registry.get("expression"), 60.0)
+    assert verify_many(tasks, responses, workers=6) == [
+        palaestra.verify(t, r) for t, r in zip(tasks, responses, strict=True)
+    ]
+    assert batch.worker_pids(6) == []
+    # a bound too tight for the family's slowest measured check sends it to a worker again
+    assert not batch.grades_inline(registry.get("expression"), 1e-3)
+    # unmeasured families (a plugin, a new family, a changed version) always use workers
+    changed = dataclasses.replace(registry.get("expression"), version=registry.get("expression").version + 1)
+    assert not batch.grades_inline(changed, 60.0)

@@ -166,3 +166,28 @@ def test_verdict_status_tells_whose_failure_it_is() -> None:
     ]:
         with pytest.raises(ValueError, match="status"):
             Verdict(**fields, status=status)
+
+
+def test_trusted_json_reads_back_exactly_the_checked_task() -> None:
+    # what palaestra's own worker pipes carry: the text of to_json, read without re-checking
+    import palaestra
+
+    for family in ("expression", "sudoku", "knights_knaves", "tower_of_hanoi", "graph_coloring"):
+        for seed in range(3):
+            task = palaestra.make_task(family, seed=seed, level=4)
+            text = task.to_json()
+            trusted = Task.from_trusted_json(text)
+            assert trusted == Task.from_json(text) == task
+            assert trusted.to_json() == text and trusted.id == task.id
+            assert type(trusted.difficulty.knobs) is dict
+    # with knobs set directly (level None) and metadata of every JSON kind
+    task = Task(
+        family="f",
+        family_version=2,
+        difficulty=Difficulty(level=None, knobs={"n": 3, "p": 0.5, "s": "x", "b": True}),
+        seed=7,
+        prompt="p",
+        answer=[1, [2, 3], {"a": None}],
+        metadata={"grid": [[0, 1]], "f": 1.25, "nested": {"z": 1, "a": [True, "ü"]}},
+    )
+    assert Task.from_trusted_json(task.to_json()) == task

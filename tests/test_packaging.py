@@ -75,6 +75,7 @@ def test_wheel_holds_only_the_library(wheel: Path) -> None:
     assert "palaestra/setup.py" not in names
     assert "palaestra/measured/reward_errors.json" in names
     assert "palaestra/measured/calibration/sudoku.json" in names
+    assert "palaestra/generators/index.json" in names  # without it every import loads every family
 
 
 def test_wheel_holds_every_subpackage(wheel: Path) -> None:
@@ -126,5 +127,21 @@ def test_installed_package_cannot_import_build_leftovers(unpacked: Path, tmp_pat
         "    except ModuleNotFoundError:\n"
         "        continue\n"
         "    raise SystemExit(name + ' is importable')\n"
+    )
+    _installed(unpacked, code, tmp_path)
+
+
+def test_installed_package_imports_no_family_module(unpacked: Path, tmp_path: Path) -> None:
+    # the wheel's family index is fresh for the wheel's files: `import palaestra` loads no family
+    code = (
+        "import sys, palaestra\n"
+        f"assert palaestra.__file__.startswith({str(unpacked)!r}), palaestra.__file__\n"
+        "loaded = [m for m in sys.modules if m.startswith('palaestra.generators.')]\n"
+        "assert not loaded, loaded\n"
+        "from palaestra import registry\n"
+        "assert registry._index() is not None\n"
+        "listed = palaestra.families()\n"
+        "registry.discover()\n"
+        "assert listed == palaestra.families() and len(listed) > 50, listed\n"
     )
     _installed(unpacked, code, tmp_path)

@@ -107,6 +107,35 @@ def test_a_forged_task_record_is_refused(client):
     assert client.post("/v1/verify", json={"items": items}).json()["rewards"] == [1.0, 1.0]
 
 
+def test_a_proven_record_is_not_rebuilt_again_and_a_changed_one_still_is(monkeypatch):
+    """Records a client sends again (a GRPO group, an epoch) are answered from the tasks already
+    proven equal to their rebuild; any change to a record, a forged answer with a consistent
+    id included, makes it a new record that is rebuilt and refused."""
+    from palaestra import rows
+
+    built = []
+    real = rows.task_from_record
+    monkeypatch.setattr(rows, "task_from_record", lambda record: built.append(1) or real(record))
+    app = create_app(workers=1, tokens=[TOKEN], generation_timeout_s=20.0)
+    task = palaestra.make_task("expression", seed=5, level=2)
+    items = [{"task": task.to_dict(), "response": reference(task)}] * 3
+    with TestClient(app, headers=AUTH, raise_server_exceptions=False) as c:
+        assert c.post("/v1/verify", json={"items": items}).json()["rewards"] == [1.0] * 3
+        first = len(built)
+        assert first == 3  # the first request builds each item's task (and rebuilds it once)
+        assert c.post("/v1/verify", json={"items": items}).json()["rewards"] == [1.0] * 3
+        assert len(built) == first  # the same records again: no task built
+        forged = dataclasses.replace(task, answer="7", id="").to_dict()
+        reply = c.post("/v1/verify", json={"items": [{"task": forged, "response": "<answer>7</answer>"}]})
+        assert reply.status_code == 400 and "'answer'" in reply.json()["detail"], reply.text
+        naive = {**task.to_dict(), "answer": "7"}
+        reply = c.post("/v1/verify", json={"items": [{"task": naive, "response": "<answer>7</answer>"}]})
+        assert reply.status_code == 400 and "does not match" in reply.json()["detail"]
+        # a proven record beside a forged one: the request is refused as a whole
+        both = [items[0], {"task": forged, "response": "<answer>7</answer>"}]
+        assert c.post("/v1/verify", json={"items": both}).status_code == 400
+
+
 def test_fake_curriculum_rewards_are_refused(client):
     """Review: NaN and Infinity rewards were accepted and moved the curriculum."""
     before = client.get("/v1/curriculum").json()["levels"]

@@ -11,6 +11,7 @@ are plain JSON data (they live in ``Task.metadata``), never callables.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 from typing import Any
@@ -72,11 +73,11 @@ def read_grid(
     if len(text) > max_chars or rows * cols > MAX_CELLS:
         return None, f"the answer is longer than {max_chars} characters"
     alphabet = set(cells) if cells is not None else set()
-    skippable = set(_GRID_RULE_CHARS) - alphabet
+    skippable = "".join(set(_GRID_RULE_CHARS) - alphabet)
     grid: list[list[str]] = []
     labels: list[int | None] = []
     for line in fold_lookalikes(text).strip().splitlines():
-        if all(ch in skippable for ch in line):
+        if not line.strip(skippable):  # every character skippable (an empty or rule line)
             continue
         label = _ROW_LABEL.match(line)
         body = line[label.end() :] if label else line
@@ -99,16 +100,21 @@ def read_grid(
 
 def _grid_row(body: str, cols: int, alphabet: set[str] | None) -> tuple[list[str] | None, str]:
     if alphabet:
-        separators = set(_GRID_SEPARATORS) - alphabet
-        row = [ch for ch in body if ch not in separators]
-        bad = next((ch for ch in row if ch not in alphabet), None)
-        if bad is not None:
+        row = list(body.translate(_separators_table(frozenset(alphabet))))
+        if not alphabet.issuperset(row):
+            bad = next(ch for ch in row if ch not in alphabet)
             return None, f"{bad!r} is not a cell of this grid"
     else:
         row = _GRID_TOKENS.findall(body)
         if len(row) == 1 and len(row[0]) == cols:
             row = list(row[0])
     return (row, "") if row else (None, "no cells")
+
+
+@functools.lru_cache(maxsize=256)
+def _separators_table(alphabet: frozenset[str]) -> dict[int, None]:
+    """A ``str.translate`` table deleting the separators that are not cells of ``alphabet``."""
+    return dict.fromkeys(map(ord, set(_GRID_SEPARATORS) - alphabet))
 
 
 def _check_row_labels(labels: list[int | None]) -> str | None:

@@ -408,7 +408,9 @@ def extract_answer(
         return _fail(error)
     if not text.strip():
         return _fail("empty response" if not response.strip() else "nothing after the reasoning block")
-    result = _extract(text, pattern, labels, allow_bare)
+    result = _lone_tag(text) if pattern is None else None
+    if result is None:
+        result = _extract(text, pattern, labels, allow_bare)
     if result.ok and result.text is not None:
         answer = _strip_emphasis(result.text) if result.source != "whole" else result.text.strip()
         if not answer:
@@ -421,6 +423,32 @@ def extract_answer(
                 return _fail(error)
         return Extraction(text=answer, source=result.source)
     return result
+
+
+def _lone_tag(text: str) -> Extraction | None:
+    """The answer of a response whose only mark is one ``<answer>`` tag, read without the
+    general scan; ``None`` when the response may hold anything else that :func:`_extract`
+    would read.
+
+    Every other mark needs the letters ``answer`` (a tag, an answer line or block) or a box
+    command outside the tag, so where neither occurs outside it (nor a nested tag inside it),
+    :func:`_extract` finds this tag alone and returns exactly this (a family ``pattern`` is a
+    mark of any form, so callers take this path only without one).
+    """
+    lowered = text.lower()
+    if len(lowered) != len(text):  # a letter whose lower case is longer (İ): positions differ
+        return None
+    start = lowered.find(_OPEN_TAG)
+    if start < 0:
+        return None
+    end = lowered.find(_CLOSE_TAG, start + len(_OPEN_TAG))
+    if end < 0 or lowered.find(_OPEN_TAG, start + len(_OPEN_TAG), end) >= 0:
+        return None
+    after = end + len(_CLOSE_TAG)
+    for outside in (lowered[:start], lowered[after:]):
+        if "answer" in outside or "\\boxed" in outside or "\\fbox" in outside:
+            return None
+    return Extraction(text=_unbox(text[start + len(_OPEN_TAG) : end]), source="answer_tag")
 
 
 def _extract(
@@ -501,9 +529,14 @@ def _unfence(block: str) -> str:
 
 
 def _disagreement(answer: str, candidates: list[str]) -> str | None:
+    # the same text states the same answer: only other texts need reading (most responses
+    # hold one mark, and reading it as a number is most of what extraction costs)
+    others = [other for other in candidates if other != answer]
+    if not others:
+        return None
     key = _same_key(answer)
-    for other in candidates:
-        if other is not answer and _same_key(other) != key:
+    for other in others:
+        if _same_key(other) != key:
             shown = ", ".join(repr(c.strip()[:40]) for c in (answer, other))
             return f"several different final answers: {shown}"
     return None

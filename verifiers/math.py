@@ -71,6 +71,9 @@ class MathPolicy:
 
 DEFAULT_POLICY = MathPolicy()
 _POOL = WorkerPool()
+# the first worker starts with this import: sympy's import and warm-up (seconds on a loaded
+# machine) overlap the caller's own work instead of delaying its first comparison
+_POOL.start_in_background()
 
 
 def warm_up(n_workers: int = 1) -> None:

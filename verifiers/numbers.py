@@ -46,6 +46,7 @@ _SIGN = r"(?P<sign>[+\-\u2212]?)[ \t]*"
 _UINT = r"(?:[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+)"
 _DECIMAL = re.compile(rf"{_SIGN}(?P<int>{_UINT})?(?:\.(?P<frac>[0-9]+))?")
 _FRACTION = re.compile(rf"{_SIGN}(?P<num>[0-9]+)[ \t]*/[ \t]*(?P<den>[0-9]+)")
+_PLAIN_INTEGER = re.compile(r"[+\-]?[0-9]+")  # ASCII only: no look-alike, wrapper or separator
 _SIGNED_INT = r"[+\-\u2212]?[ \t]*[0-9]+"
 _NUM_ARG = rf"(?:\{{\s*(?P<num>{_SIGNED_INT})\s*\}}|(?P<num_digit>[0-9]))"  # \frac{12}{5}, \frac12
 _DEN_ARG = rf"(?:\{{\s*(?P<den>{_SIGNED_INT})\s*\}}|(?P<den_digit>[0-9]))"
@@ -127,6 +128,8 @@ def parse_rational(text: str, *, max_chars: int = MAX_NUMBER_CHARS) -> Fraction 
     """
     if not isinstance(text, str) or len(text) > min(max_chars, _PYTHON_INT_DIGITS_LIMIT):
         return None
+    if _PLAIN_INTEGER.fullmatch(text):  # most answers: what the general reading gives, sooner
+        return Fraction(int(text))
     text = _normalize(text)
     if match := _DECIMAL.fullmatch(text):
         whole, frac = match["int"], match["frac"]

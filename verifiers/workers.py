@@ -42,7 +42,10 @@ DEFAULT_MODULE = "palaestra.verifiers.workers"
 
 
 class _Worker:
-    def __init__(self, module: str = DEFAULT_MODULE) -> None:
+    def __init__(
+        self, module: str = DEFAULT_MODULE, spawned: Callable[[_Worker], None] | None = None
+    ) -> None:
+        started = time.monotonic()
         self.proc = subprocess.Popen(
             [sys.executable, "-m", module],
             stdin=subprocess.PIPE,
@@ -50,6 +53,8 @@ class _Worker:
             stderr=subprocess.DEVNULL,
             close_fds=True,
         )
+        if spawned is not None:  # the pool can kill it while it starts (at exit)
+            spawned(self)
         self.buffer = b""
         try:
             ready = self.read_line(STARTUP_TIMEOUT_S)
@@ -59,6 +64,7 @@ class _Worker:
         if ready != {"ready": True}:
             self.kill()
             raise WorkerCrashed(f"worker failed to start: {ready!r}")
+        self.start_s = time.monotonic() - started  # imports and warm-up, reported by the pool
 
     def call(self, request: dict[str, Any], timeout_s: float) -> Any:
         assert self.proc.stdin is not None
@@ -127,6 +133,8 @@ class WorkerPool:
         self._slots = threading.BoundedSemaphore(self.max_workers)
         self._idle: list[_Worker] = []
         self._starting = 0  # replacements being started in the background
+        self._spawning: set[_Worker] = set()  # their processes, until they are ready
+        self._start_seconds: list[float] = []
         self._pid = os.getpid()
         atexit.register(self.close)
         # a fork may happen while another thread holds the lock: the child starts afresh
@@ -137,6 +145,7 @@ class WorkerPool:
         self._ready = threading.Condition(self._lock)
         self._slots = threading.BoundedSemaphore(self.max_workers)
         self._idle, self._starting, self._pid = [], 0, os.getpid()
+        self._spawning, self._start_seconds = set(), []
 
     def call(self, request: dict[str, Any], timeout_s: float) -> Any:
         """Run ``request`` in a worker; raises WorkerTimeout or WorkerCrashed."""
@@ -155,20 +164,47 @@ class WorkerPool:
     def warm(self, n: int = 1) -> None:
         """Start ``n`` workers now so that the first calls do not pay the start-up."""
         for _ in range(min(n, self.max_workers)):
-            self._give_back(_Worker(self.module))
+            self._give_back(self._started(_Worker(self.module)))
+
+    def start_in_background(self, n: int = 1) -> None:
+        """Start ``n`` workers in background threads and return at once: their start-up (imports,
+        warm-up) overlaps the caller's own work, and a first call waits only for what is left."""
+        for _ in range(min(n, self.max_workers)):
+            self._replace_in_background()
+
+    def start_seconds(self) -> list[float]:
+        """Wall seconds each worker of this pool took to start (imports and warm-up), in order."""
+        with self._lock:
+            return list(self._start_seconds)
+
+    def _spawned_by(self, mine: list[_Worker]) -> Callable[[_Worker], None]:
+        def spawned(worker: _Worker) -> None:
+            mine.append(worker)
+            with self._lock:
+                self._spawning.add(worker)
+
+        return spawned
+
+    def _started(self, worker: _Worker) -> _Worker:
+        with self._lock:
+            self._start_seconds.append(round(worker.start_s, 3))
+            del self._start_seconds[:-256]
+        return worker
 
     def _replace_in_background(self) -> None:
         """Start a replacement now so the next caller does not pay the start-up."""
 
         def start() -> None:
-            worker = None
+            worker: _Worker | None = None
+            spawned: list[_Worker] = []
             try:
-                worker = _Worker(self.module)
-            except WorkerCrashed:
-                pass  # the next call starts one itself and reports the failure
+                worker = self._started(_Worker(self.module, spawned=self._spawned_by(spawned)))
+            except (WorkerCrashed, OSError):
+                pass  # the next call starts one itself and reports the failure (or: closed at exit)
             finally:
                 with self._ready:
                     self._starting -= 1
+                    self._spawning.difference_update(spawned)
                     self._ready.notify_all()
             if worker is not None:
                 self._give_back(worker)
@@ -188,7 +224,7 @@ class WorkerPool:
                     break
                 # a replacement is already starting: wait for it rather than start another
                 self._ready.wait(timeout=STARTUP_TIMEOUT_S)
-        return _Worker(self.module)
+        return self._started(_Worker(self.module))
 
     def _give_back(self, worker: _Worker) -> None:
         with self._ready:
@@ -201,8 +237,9 @@ class WorkerPool:
     def close(self) -> None:
         with self._lock:
             idle, self._idle = self._idle, []
+            starting, self._spawning = list(self._spawning), set()
         if os.getpid() == self._pid:
-            for worker in idle:
+            for worker in idle + starting:  # one still starting is killed too: no orphan
                 worker.kill()
 
 

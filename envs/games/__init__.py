@@ -22,6 +22,7 @@ from palaestra.envs.games.kuhn_poker import KuhnPoker
 from palaestra.envs.games.negotiation import Negotiation
 from palaestra.envs.games.nim import Nim
 from palaestra.envs.games.tic_tac_toe import TicTacToe
+from palaestra.envs.registration import register_games
 
 GAMES: dict[str, type[TurnGame]] = {
     "connect_four": ConnectFour,
@@ -45,19 +46,6 @@ def make_versus(game: str, level: int = 10, seat: int = 0, **kwargs: Any) -> Ver
     """Gymnasium entry point: ``game`` against the level's scripted opponent."""
     game_kwargs = {k: kwargs.pop(k) for k in ("invalid_move_penalty", "max_invalid_moves") if k in kwargs}
     return VersusOpponent(make_game(game, **game_kwargs), level=level, seat=seat, **kwargs)
-
-
-def register_games() -> None:
-    import gymnasium
-
-    from palaestra.registry import env_id_for
-
-    for name in GAMES:
-        env_id = env_id_for(name)
-        if env_id not in gymnasium.registry:
-            gymnasium.register(
-                id=env_id, entry_point="palaestra.envs.games:make_versus", kwargs={"game": name}
-            )
 
 
 __all__ = [

@@ -316,21 +316,25 @@ def _search_layers(
 def apply_plan(
     state: tuple[int, ...], moves: list[list[int]], plan: list[tuple[int, int]]
 ) -> tuple[tuple[int, ...] | None, str]:
+    """The state after ``plan`` (disk ``d`` on peg ``state[d]``, disk 0 the smallest), or
+    ``None`` and the first illegal move. Each peg is kept as a stack, so a move costs O(1)."""
     allowed = {(a, b) for a, b in moves}
+    stacks: dict[int, list[int]] = {}  # peg -> its disks, the largest first (the top is last)
+    for disk in range(len(state) - 1, -1, -1):
+        stacks.setdefault(state[disk], []).append(disk)
+    position = list(state)
     for step, (a, b) in enumerate(plan, 1):
-        name = f"{PEG_NAMES[a]}->{PEG_NAMES[b]}"
         if (a, b) not in allowed:
-            return None, f"move {step} ({name}) is not an allowed direct move"
-        disks_a = [d for d, p in enumerate(state) if p == a]
-        if not disks_a:
-            return None, f"move {step} ({name}): peg {PEG_NAMES[a]} is empty"
-        disks_b = [d for d, p in enumerate(state) if p == b]
-        if disks_b and disks_b[0] < disks_a[0]:
-            return None, f"move {step} ({name}) puts a larger disk on a smaller one"
-        nxt = list(state)
-        nxt[disks_a[0]] = b
-        state = tuple(nxt)
-    return state, ""
+            return None, f"move {step} ({PEG_NAMES[a]}->{PEG_NAMES[b]}) is not an allowed direct move"
+        source, target = stacks.get(a), stacks.setdefault(b, [])
+        if not source:
+            return None, f"move {step} ({PEG_NAMES[a]}->{PEG_NAMES[b]}): peg {PEG_NAMES[a]} is empty"
+        if target and target[-1] < source[-1]:
+            return None, f"move {step} ({PEG_NAMES[a]}->{PEG_NAMES[b]}) puts a larger disk on a smaller one"
+        disk = source.pop()
+        target.append(disk)
+        position[disk] = b
+    return tuple(position), ""
 
 
 def canonical_hash(pegs: int, moves: list[list[int]], start: tuple[int, ...], goal: tuple[int, ...]) -> str:

@@ -213,3 +213,35 @@ def test_canonical_hash_shortcut_equals_the_search_over_renamings(pegs, start, g
         hanoi._renamed_form(perm, moves, start, goal) for perm in itertools.permutations(range(pegs))
     )
     assert hanoi._form_any_move_allowed(pegs, start, goal) == searched
+
+
+def _apply_plan_by_scanning(state, moves, plan):
+    """apply_plan as it was (each move scans every disk), the oracle of the stack version."""
+    allowed = {(a, b) for a, b in moves}
+    for step, (a, b) in enumerate(plan, 1):
+        name = f"{hanoi.PEG_NAMES[a]}->{hanoi.PEG_NAMES[b]}"
+        if (a, b) not in allowed:
+            return None, f"move {step} ({name}) is not an allowed direct move"
+        disks_a = [d for d, p in enumerate(state) if p == a]
+        if not disks_a:
+            return None, f"move {step} ({name}): peg {hanoi.PEG_NAMES[a]} is empty"
+        disks_b = [d for d, p in enumerate(state) if p == b]
+        if disks_b and disks_b[0] < disks_a[0]:
+            return None, f"move {step} ({name}) puts a larger disk on a smaller one"
+        nxt = list(state)
+        nxt[disks_a[0]] = b
+        state = tuple(nxt)
+    return state, ""
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.data())
+def test_apply_plan_judges_every_plan_as_scanning_does(data) -> None:
+    pegs = data.draw(st.integers(3, 5))
+    disks = data.draw(st.integers(1, 7))
+    rule = data.draw(st.sampled_from(["standard", "adjacent", "cyclic", "random"]))
+    moves = hanoi.allowed_moves(rule, pegs, np.random.default_rng(data.draw(st.integers(0, 99))))
+    start = tuple(data.draw(st.lists(st.integers(0, pegs - 1), min_size=disks, max_size=disks)))
+    peg = st.integers(0, pegs - 1)
+    plan = data.draw(st.lists(st.tuples(peg, peg), max_size=40))
+    assert hanoi.apply_plan(start, moves, plan) == _apply_plan_by_scanning(start, moves, plan)
