@@ -6,7 +6,7 @@
     inspect_eval(palaestra_task(families=["sudoku", "countdown"], n=50, level=3), model="openai/gpt-4o-mini")
     inspect_eval(palaestra_task("data/"), model=...)  # the test split of a `palaestra export`
 
-or from the command line, ``inspect eval palaestra/integrations/inspect.py@palaestra_eval
+or from the command line, ``inspect eval $(python -c "import palaestra.integrations.inspect as m; print(m.__file__)")@palaestra_eval
 -T families=sudoku,countdown -T n=50``. Each sample's input is the task prompt, its target the
 reference answer (shown in logs), and its metadata the task record; the scorer
 (:func:`palaestra_scorer`) grades the model's final completion with the family's verifier, so a
@@ -97,9 +97,11 @@ def palaestra_task(
 
 @task
 def palaestra_eval(
-    families: str = "expression", n: int = 50, level: int | None = None, export: str | None = None
+    families: str | list[str] = "expression", n: int = 50, level: int | None = None, export: str | None = None
 ) -> Task:
-    """``inspect eval ...@palaestra_eval -T families=a,b -T n=50 [-T level=3] [-T export=DIR]``."""
+    """``inspect eval ...@palaestra_eval -T families=a,b -T n=50 [-T level=3] [-T export=DIR]``.
+    Inspect reads ``-T families=a,b`` as the list ``["a", "b"]`` (and ``families=a`` as a string)."""
     if export:
         return palaestra_task(export)
-    return palaestra_task(families=[f for f in families.split(",") if f], n=n, level=level)
+    names = families.split(",") if isinstance(families, str) else [str(f) for f in families]
+    return palaestra_task(families=[f.strip() for f in names if f.strip()], n=n, level=level)

@@ -144,3 +144,59 @@ def test_lm_eval_reports_half_right(export_dir: Path) -> None:
         task_manager=TaskManager(include_path=str(export_dir / "lm_eval")),
     )
     assert results["results"]["palaestra_harness_mix"]["acc,none"] == pytest.approx(0.5)
+
+
+def _docs_section() -> str:
+    docs = Path(__file__).resolve().parents[2] / "docs" / "integrations.md"
+    return docs.read_text().split("## Evaluation harnesses", 1)[1].split("\n## ", 1)[0]
+
+
+def _no_network(text: str, model: str) -> str:
+    """A documented line with its API model swapped for a local one (no network here)."""
+    return text.replace("openai/gpt-4o-mini", model)
+
+
+def test_the_documented_inspect_example_and_command_run(tmp_path: Path, export_dir: Path) -> None:
+    """docs/integrations.md's Inspect snippet (Python) and its `inspect eval` line, as written but
+    with Inspect's mock model instead of an API model."""
+    import re
+    import subprocess
+    import sys
+
+    section = _docs_section()
+    snippet = re.search(r"```py\n(.*?)```", section, re.DOTALL).group(1)
+    script = tmp_path / "example.py"
+    script.write_text(_no_network(snippet, "mockllm/model").replace('"data/"', repr(str(export_dir))))
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    command = next(b for b in re.findall(r"```bash\n(.*?)```", section, re.DOTALL) if "inspect eval" in b)
+    line = _no_network(command.replace("\\\n", " ").strip(), "mockllm/model").replace("n=50", "n=4")
+    line = line.replace("python -c", f"{sys.executable} -c").replace(
+        "inspect eval", f"{sys.executable} -m inspect_ai eval", 1
+    )
+    done = subprocess.run(
+        ["bash", "-c", f"{line} --log-dir {tmp_path / 'logs'}"], capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert list((tmp_path / "logs").glob("*.eval")), done.stdout[-2000:]
+
+
+def test_the_documented_lm_eval_command_runs(export_dir: Path) -> None:
+    """docs/integrations.md's `lm_eval` line on the exported task folder, with lm-eval's dummy
+    model instead of a Hugging Face one (it answers at random: the run, not the score, is checked)."""
+    import re
+    import subprocess
+    import sys
+
+    command = next(b for b in re.findall(r"```bash\n(.*?)```", _docs_section(), re.DOTALL) if "lm_eval" in b)
+    line = command.strip().replace("data/lm_eval", str(export_dir / "lm_eval"))
+    line = line.replace("palaestra_<name>", "palaestra_harness_mix").replace(
+        "--model hf --model_args pretrained=...", "--model dummy"
+    )
+    assert "--model dummy" in line
+    line = line.replace("lm_eval", f"{sys.executable} -m lm_eval", 1)
+    done = subprocess.run(["bash", "-c", line], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "palaestra_harness_mix" in done.stdout
