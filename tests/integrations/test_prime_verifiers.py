@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import json
+import os
 import subprocess
 import sys
 import time
@@ -281,3 +282,37 @@ def test_feedback_episode(scripted) -> None:
     trace = episode.traces[0]
     assert episode.ok and trace.reward == 0.0 and trace.metrics["attempts"] == 2 and len(requests) == 2
     assert roles(trace)[-1] == "assistant" and trace.last_reply == replies[1]
+
+
+def test_the_documented_vf_eval_command_resolves_the_taskset(tmp_path):
+    """docs/integrations.md: the `palaestra_env` package as written, then the documented `vf-eval`
+    line as written (MODEL set, `--dry-run`: verifiers resolves and validates the whole config and
+    writes it, without a model endpoint), read back."""
+    import re
+    import shutil
+
+    vf_eval = shutil.which("vf-eval", path=str(Path(sys.executable).parent))
+    assert vf_eval, "vf-eval is installed with verifiers"
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "integrations.md").read_text()
+    section = docs.split("## prime-intellect verifiers", 1)[1].split("\n## ", 1)[0]
+    package = next(b for b in re.findall(r"```py(?:thon)?\n(.*?)```", section, re.DOTALL) if "__all__" in b)
+    (tmp_path / "palaestra_env").mkdir()
+    (tmp_path / "palaestra_env" / "__init__.py").write_text(package)
+    command = re.search(r"```bash\n(.*?)```", section, re.DOTALL).group(1).replace("\\\n", " ").strip()
+    assert command.startswith("vf-eval ")
+    line = command.replace("vf-eval", vf_eval, 1) + " --dry-run true --push false"
+    env = {**os.environ, "MODEL": "local/scripted", "PYTHONPATH": str(tmp_path)}
+    done = subprocess.run(
+        ["bash", "-c", line], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    (resolved,) = (tmp_path / "outputs").glob("*/configs/resolved/eval.json")
+    config = json.loads(resolved.read_text())["env"]
+    taskset = config["taskset"]
+    assert (taskset["id"], taskset["families"], taskset["n"], taskset["level"]) == (
+        "palaestra-env",
+        ["sudoku", "countdown"],
+        50,
+        3,
+    )
+    assert config["max_attempts"] == 3 and config["agent"]["harness"]["id"] == "null"
