@@ -21,6 +21,7 @@ import numpy as np
 
 STATE_FILE = "trainer_state.json"
 ADAPTER_FILE = "adapters.safetensors"  # LoRA runs: the trained adapters (peft names)
+FULL_OPTIMIZER_FILE = "optimizer_full.pt"  # sharded runs: the optimizer state keyed by parameter name
 
 
 def checkpoint_dir(output_dir: str | os.PathLike, step: int) -> Path:
@@ -42,6 +43,26 @@ def save_model_folder(model: Any, tokenizer: Any, folder: str | os.PathLike) -> 
     return folder
 
 
+def full_optimizer_state(trainer: Any) -> dict[str, Any]:
+    """A sharded trainer's whole optimizer state, keyed by parameter name (a collective)."""
+    from torch.distributed.checkpoint.state_dict import StateDictOptions, get_optimizer_state_dict
+
+    options = StateDictOptions(full_state_dict=True, cpu_offload=True)
+    return get_optimizer_state_dict(trainer.policy, trainer.optimizer, options=options)
+
+
+def load_weights(model: Any, weights: dict[str, Any]) -> None:
+    """Full weights into ``model``, sharded (each process keeps its shard) or not."""
+    from palaestra.agents.policy import is_sharded
+
+    if is_sharded(model):
+        from torch.distributed.checkpoint.state_dict import StateDictOptions, set_model_state_dict
+
+        set_model_state_dict(model, weights, options=StateDictOptions(full_state_dict=True, strict=False))
+    else:
+        model.load_state_dict(weights, strict=False)
+
+
 def save_checkpoint(trainer: Any, extra: dict[str, Any] | None = None, name: str | None = None) -> Path:
     """Write the trainer's full state to ``output_dir/checkpoints/step_N`` (or ``checkpoints/name``)."""
     import torch
@@ -49,6 +70,12 @@ def save_checkpoint(trainer: Any, extra: dict[str, Any] | None = None, name: str
 
     out = trainer.config.output_dir
     target = checkpoint_dir(out, trainer.step_count) if name is None else Path(out) / "checkpoints" / name
+    from palaestra.agents.policy import full_weights, is_lora, is_sharded
+
+    sharded = is_sharded(trainer.policy)
+    if sharded:  # gathering the shards is a collective: every process takes part, one writes
+        weights = {k: v.detach().contiguous().cpu() for k, v in full_weights(trainer.policy).items()}
+        optimizer_state = full_optimizer_state(trainer)
     parallel = getattr(trainer, "parallel", None)
     if parallel is not None and not parallel.is_main:  # one copy: every process holds the same state
         parallel.barrier()  # returns once the first process has written it
@@ -56,9 +83,10 @@ def save_checkpoint(trainer: Any, extra: dict[str, Any] | None = None, name: str
     tmp = target.with_name(target.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
-    from palaestra.agents.policy import full_weights, is_lora
-
-    if is_lora(trainer.policy):  # a loadable model folder (adapters merged) plus the adapters
+    if sharded:
+        trainer.policy.save_pretrained(tmp, state_dict=weights, safe_serialization=True)
+        trainer.tokenizer.save_pretrained(tmp)
+    elif is_lora(trainer.policy):  # a loadable model folder (adapters merged) plus the adapters
         base = trainer.policy.get_base_model()
         base.save_pretrained(tmp, state_dict=full_weights(trainer.policy), safe_serialization=True)
         trainer.tokenizer.save_pretrained(tmp)
@@ -73,7 +101,10 @@ def save_checkpoint(trainer: Any, extra: dict[str, Any] | None = None, name: str
     if trainer.reference is not None:
         ref = {k: v.detach().contiguous().cpu().clone() for k, v in trainer.reference.state_dict().items()}
         save_file(ref, str(tmp / "reference.safetensors"))
-    torch.save(trainer.optimizer.state_dict(), tmp / "optimizer.pt")
+    if sharded:  # keyed by parameter name: loads into a sharded or a single-process trainer
+        torch.save(optimizer_state, tmp / FULL_OPTIMIZER_FILE)
+    else:
+        torch.save(trainer.optimizer.state_dict(), tmp / "optimizer.pt")
     torch.save(
         {"torch": torch.get_rng_state(), "numpy": np.random.get_state(), "python": random.getstate()},
         tmp / "rng.pt",
@@ -110,7 +141,7 @@ def load_checkpoint(trainer: Any, path: str | os.PathLike) -> dict[str, Any]:
         weights = load_file(
             str(legacy if legacy.exists() else path / "model.safetensors"), device=trainer.device
         )
-        trainer.policy.load_state_dict(weights, strict=False)
+        load_weights(trainer.policy, weights)
     if (path / "reference.safetensors").exists():
         trainer.reference = copy.deepcopy(trainer.policy).eval()
         trainer.reference.load_state_dict(
@@ -118,7 +149,14 @@ def load_checkpoint(trainer: Any, path: str | os.PathLike) -> dict[str, Any]:
         )
         for p in trainer.reference.parameters():
             p.requires_grad_(False)
-    trainer.optimizer.load_state_dict(torch.load(path / "optimizer.pt", weights_only=False))
+    if (path / FULL_OPTIMIZER_FILE).exists():  # written by a sharded run
+        from torch.distributed.checkpoint.state_dict import StateDictOptions, set_optimizer_state_dict
+
+        full = torch.load(path / FULL_OPTIMIZER_FILE, weights_only=False)
+        options = StateDictOptions(full_state_dict=True)
+        set_optimizer_state_dict(trainer.policy, trainer.optimizer, full, options=options)
+    else:
+        trainer.optimizer.load_state_dict(torch.load(path / "optimizer.pt", weights_only=False))
     rng = torch.load(path / "rng.pt", weights_only=False)
     torch.set_rng_state(rng["torch"])
     np.random.set_state(rng["numpy"])

@@ -36,6 +36,13 @@ class TrainConfig:
         "gain nothing from more, and on a busy machine extra threads wait for cores)",
     )
     num_engines: int = opt(1, "rollout engines for data-parallel generation")
+    sharding: str = opt(
+        "none",
+        "under torchrun: none (every process holds the whole model; gradients averaged, DDP) or fsdp "
+        "(parameters, gradients and optimizer state sharded over the processes, torch FSDP2; full "
+        "fine-tuning with a vLLM engine, no KL reference)",
+        ("none", "fsdp"),
+    )
     use_ray: bool = opt(
         False,
         "place rollout engines with Ray, one actor each (joins RAY_ADDRESS or starts a local Ray; `ray` extra)",

@@ -13,8 +13,8 @@ the identity: the single-process path is unchanged.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
-from contextlib import nullcontext
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 
@@ -26,8 +26,9 @@ def launched_world_size() -> int:
 class DataParallel:
     """The process group of one run, or a single process."""
 
-    def __init__(self, use_cpu: bool) -> None:
+    def __init__(self, use_cpu: bool, sharding: str = "none") -> None:
         self.accelerator: Any = None
+        self.sharding = sharding  # "fsdp": parameters, gradients and optimizer state sharded (FSDP2)
         self.rank, self.world = 0, 1
         if launched_world_size() > 1:
             from accelerate import Accelerator
@@ -46,17 +47,42 @@ class DataParallel:
         start = self.rank * base + min(self.rank, extra)
         return start, start + base + (1 if self.rank < extra else 0)
 
+    @property
+    def sharded(self) -> bool:
+        return self.accelerator is not None and self.sharding == "fsdp"
+
     def wrap(self, model: Any) -> Any:
-        """The model whose backward averages gradients over processes (the model itself alone)."""
+        """The model whose backward averages gradients over processes (the model itself alone):
+        DistributedDataParallel, or with ``sharding="fsdp"`` the model itself sharded in place by
+        torch's FSDP2 (one shard group per decoder layer, then the rest), before any optimizer
+        sees its parameters."""
         if self.accelerator is None:
             return model
-        return self.accelerator.prepare_model(model)
+        if not self.sharded:
+            return self.accelerator.prepare_model(model)
+        from torch.distributed.device_mesh import init_device_mesh
+        from torch.distributed.fsdp import fully_shard
 
-    def no_sync(self, wrapped: Any) -> Any:
-        """Skip the gradient all-reduce of one backward (accumulate locally)."""
+        mesh = init_device_mesh(self.accelerator.device.type, (self.world,))
+        for layer in model.model.layers:
+            fully_shard(layer, mesh=mesh)
+        fully_shard(model, mesh=mesh)
+        return model
+
+    @contextmanager
+    def no_sync(self, wrapped: Any) -> Iterator[None]:
+        """Skip the gradient reduction of one backward (accumulate locally)."""
         if self.accelerator is None:
-            return nullcontext()
-        return self.accelerator.no_sync(wrapped)
+            yield
+        elif self.sharded:
+            wrapped.set_requires_gradient_sync(False)
+            try:
+                yield
+            finally:
+                wrapped.set_requires_gradient_sync(True)
+        else:
+            with self.accelerator.no_sync(wrapped):
+                yield
 
     def sum(self, values: Sequence[float]) -> list[float]:
         """Element-wise sum over processes."""

@@ -132,6 +132,11 @@ def estimate(model_config: Any, config: Any, gpu: bool, device_bytes: int | None
     else:
         per_token = layers * per_layer
     per_token += 3 * model_config.vocab_size * 4  # fp32 logits, log-softmax and their gradient
+    if config.sharding == "fsdp":  # each process holds its shard of weights, gradients and moments
+        from palaestra.agents.distributed import launched_world_size
+
+        shards = launched_world_size()
+        weights, optimizer = weights // shards, optimizer // shards
     micro = config.micro_batch_size or MICRO_BATCH_CHOICES[0]
     activations = micro * config.max_model_len * per_token
     engines = _engine_bytes(model_config, config, gpu, device_bytes)

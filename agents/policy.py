@@ -172,9 +172,20 @@ def is_lora(model: Any) -> bool:
     return hasattr(model, "peft_config")
 
 
+def is_sharded(model: Any) -> bool:
+    """Whether ``model`` was sharded in place by FSDP2 (``sharding=fsdp``)."""
+    from torch.distributed.fsdp import FSDPModule
+
+    return isinstance(model, FSDPModule)
+
+
 def full_weights(model: Any) -> dict[str, Any]:
     """The weights a rollout engine or a model folder needs, under the base model's names: for a
     LoRA policy, the adapters merged into copies of the base weights (the policy is unchanged)."""
+    if is_sharded(model):  # every process gathers the whole of every parameter (a collective)
+        from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict
+
+        return get_model_state_dict(model, options=StateDictOptions(full_state_dict=True))
     if not is_lora(model):
         return model.state_dict()
     model.merge_adapter()

@@ -129,6 +129,17 @@ def make_rollout(config: TrainConfig, chat: ChatFormat) -> Rollout:
     return MultiTurnRollout(chat, env_factory, max_turns=config.max_turns, max_context=config.max_model_len)
 
 
+def check_sharding(config: TrainConfig, backend: Backend | None) -> None:
+    """What FSDP sharding supports, refused by name otherwise: every process must run the same
+    forward passes in lockstep, which per-process generation by the policy would break."""
+    if config.lora_rank:
+        raise ValueError("sharding=fsdp trains all weights: use lora_rank=0 (LoRA needs no sharding)")
+    if config.kl_coef:
+        raise ValueError("sharding=fsdp has no KL reference model yet: use kl_coef=0")
+    if backend is None and config.backend == "transformers":
+        raise ValueError("sharding=fsdp needs a vLLM engine per process: use backend=vllm")
+
+
 class GRPOTrainer:
     """The RL loop. ``backend`` and ``rollout`` may be injected (tests, multi-turn, Ray)."""
 
@@ -139,7 +150,9 @@ class GRPOTrainer:
 
         self.config = config
         self.path, self.tokenizer, self.model_config, self.device = preflight(config)
-        self.parallel = DataParallel(use_cpu=not self.device.startswith("cuda"))
+        self.parallel = DataParallel(use_cpu=not self.device.startswith("cuda"), sharding=config.sharding)
+        if self.parallel.sharded:
+            check_sharding(config, backend)
         if self.parallel.accelerator is not None and self.device.startswith("cuda"):
             self.device = str(self.parallel.accelerator.device)  # one GPU per process
         torch.manual_seed(config.seed)
@@ -344,6 +357,8 @@ class GRPOTrainer:
                 if cfg.max_grad_norm > 0
                 else torch.tensor(0.0)
             )
+            if hasattr(grad_norm, "full_tensor"):  # sharded: the norm over every process's shard
+                grad_norm = grad_norm.full_tensor()
             sums["grad_norm"] = sums.get("grad_norm", 0.0) + float(grad_norm)
             self.optimizer.step()
         self.policy.eval()

@@ -98,3 +98,43 @@ def test_two_process_self_play_runs(tmp_path, tiny_path):
     rows = [json.loads(line) for line in (tmp_path / "sp" / "metrics.jsonl").read_text().splitlines()]
     assert [r["kind"] for r in rows].count("selfplay") == 1
     assert (tmp_path / "sp" / "checkpoints" / "final" / "model.safetensors").exists()
+
+
+def test_fsdp_sharded_update_equals_one_process(tmp_path, tiny_path):
+    """sharding=fsdp (torch FSDP2, parameters, gradients and optimizer state sharded over 2
+    processes): the same update as one unsharded process on the whole batch."""
+    one = json.loads(run([str(DRIVER), str(tmp_path / "one"), "fsdp"], 1).strip().splitlines()[-1])
+    two = json.loads(run([str(DRIVER), str(tmp_path / "two"), "fsdp"], 2).strip().splitlines()[-1])
+    assert (one["sharded"], two["sharded"]) == (False, True)
+    assert one["train/grad_norm"] > 1e-3
+    for key in ("train/loss", "train/grad_norm", "train/entropy", "train/clip_frac"):
+        assert close(one[key], two[key]), (key, one[key], two[key])
+
+
+def test_fsdp_run_matches_one_process_and_its_checkpoint_resumes_in_one(tmp_path, tiny_path):
+    cli = palaestra_cli()
+    run([cli, *TRAIN, "--output-dir", str(tmp_path / "one")], 1)
+    run([cli, *TRAIN, "--sharding", "fsdp", "--output-dir", str(tmp_path / "sharded")], 2)
+    one, sharded = steps(tmp_path / "one"), steps(tmp_path / "sharded")
+    for step in (1, 2):
+        for key in ("train/loss", "train/grad_norm"):
+            assert close(one[step][key], sharded[step][key]), (step, key)
+    resumed = tmp_path / "resumed"
+    shutil.copytree(tmp_path / "sharded", resumed)
+    for name in ("step_000002", "final"):
+        shutil.rmtree(resumed / "checkpoints" / name)
+    assert (resumed / "checkpoints" / "step_000001" / "optimizer_full.pt").exists()
+    run([cli, *TRAIN, "--output-dir", str(resumed), "--resume"], 1)
+    after = steps(resumed)
+    for key in ("train/loss", "train/grad_norm"):
+        assert close(after[2][key], sharded[2][key]), (key, after[2][key], sharded[2][key])
+
+
+def test_what_sharding_does_not_support_is_refused_by_name(tmp_path, tiny_path):
+    from palaestra.agents.config import TrainConfig
+    from palaestra.agents.trainer import check_sharding
+
+    for bad, match in (({"lora_rank": 8}, "lora_rank"), ({"kl_coef": 0.1}, "kl_coef"), ({}, "backend=vllm")):
+        config = TrainConfig(backend="transformers", sharding="fsdp", **bad)
+        with pytest.raises(ValueError, match=match):
+            check_sharding(config, None)

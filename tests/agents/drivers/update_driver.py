@@ -45,18 +45,30 @@ def batch(trainer: GRPOTrainer) -> tuple[list[Episode], list[float]]:
     return episodes, advantages
 
 
+class NoEngine:
+    """The update needs no generation: a backend that only takes weight syncs."""
+
+    def sync_weights(self, state_dict) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
 def main() -> int:
-    out = sys.argv[1]
+    out, sharding = sys.argv[1], (sys.argv[2] if len(sys.argv) > 2 else "none")
     config = TrainConfig(
         backend="transformers", micro_batch_size=4, output_dir=out, run_subfolder=False,
-        progress=False, plots=False, kl_coef=0.05, entropy_coef=0.01, updates_per_step=2,
+        progress=False, plots=False, kl_coef=0.0 if sharding == "fsdp" else 0.05, entropy_coef=0.01,
+        updates_per_step=2, sharding=sharding,
     )  # fmt: skip
-    trainer = GRPOTrainer(config)
+    trainer = GRPOTrainer(config, backend=NoEngine())
     trainer.snapshot_reference()
     episodes, advantages = batch(trainer)
     metrics = trainer.update(episodes, advantages)
+    trainer.sync()  # under FSDP a collective gather of every weight
     if trainer.parallel.is_main:
-        print(json.dumps({"world": trainer.parallel.world, **metrics}))
+        print(json.dumps({"world": trainer.parallel.world, "sharded": trainer.parallel.sharded, **metrics}))
     return 0
 
 
