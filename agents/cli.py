@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import sys
 from typing import Any
 
 from palaestra.agents.config import PRESETS, SELFPLAY_PRESETS, TrainConfig, field_types
@@ -106,8 +107,30 @@ def knobs_for(knobs: str, families: str) -> str:
     return json.dumps(kept) if kept else ""
 
 
+# config defaults tuned for the built-in tiny model that a real model should not inherit unawares
+TINY_DEFAULTS = ("learning_rate", "max_new_tokens", "max_model_len")
+
+
+def tiny_defaults_note(args: argparse.Namespace, config: TrainConfig) -> str | None:
+    """A one-line note when a real model runs on the tiny model's defaults (no preset, no recipe,
+    none of :data:`TINY_DEFAULTS` given): lr 2e-4, 24 new tokens and a 512-token context."""
+    if config.model == "tiny" or args.preset or getattr(args, "recipe", None):
+        return None
+    inherited = [name for name in TINY_DEFAULTS if getattr(args, name, None) is None]
+    if not inherited:
+        return None
+    values = ", ".join(f"{name}={getattr(config, name)!r}" for name in inherited)
+    return (
+        f"note: {values} are defaults tuned for the built-in tiny model; for a real model start from "
+        "a recipe (palaestra train --config configs/grpo-qwen2.5-0.5b.yaml --model PATH; docs/training.md)"
+    )
+
+
 def run_train(args: argparse.Namespace) -> int:
     config = config_from_args(args)
+    note = tiny_defaults_note(args, config)
+    if note:
+        print(note, file=sys.stderr)
     from palaestra.agents.policy import check_families
 
     check_families(config.family_list())  # the cheapest check first, even without torch

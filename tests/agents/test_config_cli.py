@@ -191,3 +191,26 @@ def test_heldout_evaluation_covers_the_levels_the_curriculum_climbs_to():
     assert TrainConfig(max_level=10, adaptive_level=False).eval_level_list() == [1]
     assert TrainConfig(eval_levels="3, 7,3").eval_level_list() == [3, 7]
     assert preset("tiny").eval_level_list() == [1]  # the tiny preset stays at its one level
+
+
+def test_a_real_model_on_the_tiny_defaults_gets_a_note():
+    """Real models inherited the tiny model's lr 2e-4, 24 new tokens and 512 context silently."""
+    import argparse
+
+    from palaestra.agents.cli import add_cli, config_from_args, tiny_defaults_note
+
+    parser = argparse.ArgumentParser()
+    add_cli(parser.add_subparsers())
+
+    def note(argv):
+        args = parser.parse_args(["train", *argv])
+        return tiny_defaults_note(args, config_from_args(args))
+
+    text = note(["--model", "./Qwen2.5-0.5B-Instruct", "--max-new-tokens", "512"])
+    assert "learning_rate=0.0002" in text and "max_model_len=512" in text and "max_new_tokens" not in text
+    assert "--config configs/" in text
+    assert note(["--preset", "tiny"]) is None
+    assert (
+        note(["--model", "./m", "--learning-rate", "1e-6", "--max-new-tokens", "9", "--max-model-len", "99"])
+        is None
+    )
