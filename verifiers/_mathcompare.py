@@ -24,6 +24,7 @@ from typing import Any
 
 import sympy
 
+from palaestra.verifiers._mathwords import unwrap_answer
 from palaestra.verifiers.mathparse import (
     DEG,
     PCT,
@@ -184,6 +185,8 @@ _FRAC_BRACES = re.compile(r"\\[dtc]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
 _FRAC_DIGITS = re.compile(r"\\[dtc]?frac\s*(\d)\s*(\d)")
 _TEX_NOISE = re.compile(r"\\left|\\right|\\displaystyle|\\boxed|\\[,;:! ]|\\[()\[\]]|[\s${}]")
 _BINOM = re.compile(r"\\[dt]binom")
+# a word of prose: not a TeX command, not a function name applied (sqrt(16), log_2 8)
+_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}(?![A-Za-z(_^{\d])")
 _LONE_GROUP = re.compile(r"\(([\w.]+)\)")
 MAX_QUESTION_CHARS = 200_000  # a question longer than this is read up to here
 
@@ -191,6 +194,7 @@ MAX_QUESTION_CHARS = 200_000  # a question longer than this is read up to here
 def _math_text(text: str) -> str:
     text = text[:MAX_QUESTION_CHARS].replace("**", "^").replace("\\cdot", "*").replace("\\times", "*")
     text = _BINOM.sub(r"\\binom", text)
+    text = _WORD.sub(" ", text)  # prose around the expression ("The answer is", "apples")
     text = _FRAC_DIGITS.sub(r"(\1)/(\2)", _FRAC_BRACES.sub(r"(\1)/(\2)", text))
     text = _TEX_NOISE.sub("", text)
     for _ in range(3):  # ((1)/(2))^2 -> (1/2)^2
@@ -201,9 +205,9 @@ def _math_text(text: str) -> str:
 def restates(pred: str, question: str) -> bool:
     """Whether the answer ``pred`` is written in ``question`` (up to spelling, see _math_text),
     as a whole token: ``2^{10}`` restates "Compute $2^{10}$" but not "Compute $2^{100}$"."""
-    needle, hay = _math_text(pred), _math_text(question)
-    if len(needle) < 2:
-        return False
+    needle, hay = _math_text(unwrap_answer(pred[:MAX_QUESTION_CHARS])), _math_text(question)
+    if len(needle) < 2 or not re.search(r"[^\d.,()]", needle):
+        return False  # a bare number (what is left of prose around one) restates nothing
     start = hay.find(needle)
     while start != -1:
         end = start + len(needle)
