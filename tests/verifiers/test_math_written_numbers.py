@@ -111,7 +111,9 @@ def test_restatement_is_a_whole_expression() -> None:
     assert math_equal("1024", "2^{10}", policy=POLICY, question=r"Is $2^{100} > 10^{30}$?").correct
     assert math_equal("2", r"\sqrt4", policy=POLICY, question=r"Compute $\sqrt{45}$ roughly.").correct
     # prose around the answer does not hide a restatement; a number in the question is not one
-    assert not math_equal("1024", "The answer is $2^{10}$.", policy=POLICY, question="Compute $2^{10}$.").correct
+    assert not math_equal(
+        "1024", "The answer is $2^{10}$.", policy=POLICY, question="Compute $2^{10}$."
+    ).correct
     assert not math_equal("4", "sqrt(16)", policy=POLICY, question="Compute sqrt(16).").correct
     assert math_equal("4", "sqrt(16)", policy=POLICY, question="A square has area 16. Find its side.").correct
     # a written number is never a restatement, even when the question holds it
