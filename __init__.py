@@ -11,12 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 from palaestra.batch import verify_many
-from palaestra.core import Difficulty, Knobs, Task, Verdict
+from palaestra.core import Difficulty, GenerationError, Knobs, Task, Verdict
 from palaestra.registry import families, get, make_task, rebuild, verify
 from palaestra.version import __version__
 
 __all__ = [
     "Difficulty",
+    "GenerationError",
     "Knobs",
     "Task",
     "Verdict",

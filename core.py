@@ -118,6 +118,12 @@ def knob(
     return field(default=default, metadata=meta)
 
 
+class GenerationError(ValueError):
+    """No task could be generated for these knob values: a clear refusal that names the knob(s)
+    responsible (``make_task`` raises it where a generator's bounded search runs out, never a
+    ``RuntimeError``). It is a ``ValueError``: the knob values asked for cannot be served."""
+
+
 @dataclass(frozen=True)
 class KnobSpec:
     """The schema of one knob, as the registry, CLI and docs show it."""

@@ -40,6 +40,7 @@ import numpy as np
 from palaestra.core import (
     LEVELS,
     Difficulty,
+    GenerationError,
     Knobs,
     KnobSpec,
     Task,
@@ -511,7 +512,12 @@ def rebuild(task: Task) -> Task:
 
 def _generate(spec: FamilySpec, difficulty: Difficulty, knobs: Knobs, seed: int) -> Task:
     rng = make_rng(spec.name, spec.version, seed)
-    draft = spec.impl.generate(knobs, rng)
+    try:
+        draft = spec.impl.generate(knobs, rng)
+    except RuntimeError as exc:
+        if isinstance(exc, (RecursionError, NotImplementedError)):
+            raise  # a defect, not a search that ran out
+        raise GenerationError(_exhausted(spec, knobs, seed, exc)) from exc
     return Task(
         family=spec.name,
         family_version=spec.version,
@@ -521,6 +527,27 @@ def _generate(spec: FamilySpec, difficulty: Difficulty, knobs: Knobs, seed: int)
         answer=draft.answer,
         metadata=draft.metadata,
     )
+
+
+def _exhausted(spec: FamilySpec, knobs: Knobs, seed: int, exc: RuntimeError) -> str:
+    """A generator's bounded search ran out: say so, naming the knobs set beyond every level."""
+    beyond = _knobs_beyond_levels(spec, knobs)
+    where = f"knob {', '.join(beyond)}" if beyond else f"knobs {knobs.to_dict()}"
+    return f"{spec.name}: no task could be generated at {where} with seed {seed} ({exc}); try gentler values"
+
+
+def _knobs_beyond_levels(spec: FamilySpec, knobs: Knobs) -> list[str]:
+    """``name=value`` for each knob outside what the family's levels use (above their largest
+    number, or a choice no level makes)."""
+    out = []
+    for name, value in knobs.to_dict().items():
+        used = [getattr(level, name) for level in spec.levels.values()]
+        numeric = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if (numeric and value > max(used)) or (not numeric and value not in used):
+            out.append(
+                f"{name}={value!r} (the levels go up to {max(used)!r})" if numeric else f"{name}={value!r}"
+            )
+    return out
 
 
 def verify(task: Task, response: str) -> Verdict:

@@ -16,12 +16,9 @@ from typing import Any
 import numpy as np
 
 import palaestra
+from palaestra.core import GenerationError  # a generator that failed is reported as one line by the CLI
 from palaestra.export.config import Unit
 from palaestra.rows import dedup_key, task_to_row
-
-
-class GenerationError(ValueError):
-    """A family's generator raised while exporting (reported as one line by the CLI)."""
 
 
 @dataclass(frozen=True)

@@ -86,6 +86,37 @@ def test_registration_level_and_knob_resolution_and_crash_reporting() -> None:
         registry._FAMILIES.pop("registry_test_family", None)
 
 
+def test_a_search_that_runs_out_is_a_generation_error_naming_the_knob() -> None:
+    """A generator's bounded search that runs out (RuntimeError inside the family) reaches the
+    user as GenerationError, a ValueError naming the knob set beyond every level (issue 27)."""
+
+    @family("registry_exhausted", domain="arithmetic", knobs=TinyKnobs, levels=TINY_LEVELS, description="x")
+    class Exhausted(Family):
+        def generate(self, knobs: TinyKnobs, rng: np.random.Generator) -> TaskDraft:
+            if knobs.n > 10:
+                raise RuntimeError(f"no instance for n={knobs.n} in 100 draws")
+            if knobs.n == 7:
+                raise RecursionError("a defect, not a search running out")
+            return TaskDraft(prompt="p", answer="a")
+
+        def verify(self, task: Task, response: str) -> Verdict:
+            return Verdict.wrong("no")
+
+        def solve_exact(self, task: Task) -> SolverRun:
+            return SolverRun(task.answer, 1.0)
+
+    try:
+        with pytest.raises(
+            palaestra.GenerationError, match=r"knob n=60 \(the levels go up to 10\)"
+        ) as caught:
+            palaestra.make_task("registry_exhausted", seed=0, level=10, n=60)
+        assert isinstance(caught.value, ValueError) and "100 draws" in str(caught.value)
+        with pytest.raises(RecursionError):
+            palaestra.make_task("registry_exhausted", seed=0, n=7)
+    finally:
+        registry._FAMILIES.pop("registry_exhausted", None)
+
+
 def test_broken_plugin_warns_instead_of_breaking(monkeypatch: pytest.MonkeyPatch) -> None:
     def broken_load() -> None:
         raise ImportError("missing dependency")

@@ -9,9 +9,10 @@ inequalities as the sets they describe, equations by their solutions.
 The comparison is aware of the answer's type, read from the reference: where the reference
 is a solution (a number, a value of a variable, an interval), the answer must be in solved
 form too. A relation that still has to be solved (``2x - 3 > -1`` for ``(1, \\infty)``,
-``2x = 4`` for ``x = 2``), arithmetic left undone (``3 + 4`` or ``2^{10}`` for a written
-number) or a function the reference does not apply (``\\sin\\frac{\\pi}{6}`` for
-``\\frac12``) restates the problem and is not paid. Units must agree when both sides give one.
+``2x = 4`` for ``x = 2``) restates the problem and is not paid. Arithmetic left to do on
+numbers (``2^{10}`` for 1024, ``\\sqrt4`` for 2, ``\\sin\\frac{\\pi}{6}`` for ``\\frac12``) is the
+written-number rule: paid unless the answer restates the question (its expression appears in
+the question) or the task asks for a simplified form. Units must agree when both sides give one.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 
 import sympy
 
+from palaestra.verifiers._mathwords import unwrap_answer
 from palaestra.verifiers.mathparse import (
     DEG,
     PCT,
@@ -57,6 +59,7 @@ class Settings:
     i_is_imaginary: bool = True
     j_is_imaginary: bool | None = None
     strict_units: bool = False
+    simplified: bool = False
 
 
 class _Undecided(Exception):
@@ -78,9 +81,11 @@ def _options(settings: Settings, thousands: bool = True) -> Options:
     )
 
 
-def compare_strings(gold: str, pred: str, settings: Settings) -> dict[str, Any]:
-    """Compare answer strings; returns the fields of a Verdict as a plain dict."""
+def compare_strings(gold: str, pred: str, settings: Settings, question: str | None = None) -> dict[str, Any]:
+    """Compare answer strings; returns the fields of a Verdict as a plain dict. ``question`` (the
+    task's prompt, when there is one) lets the written-number rule see a restatement."""
     options = _options(settings)
+    restated = question is not None and restates(pred, question)
     try:
         g = read_answer(gold, options)
     except ParseError:
@@ -94,7 +99,7 @@ def compare_strings(gold: str, pred: str, settings: Settings) -> dict[str, Any]:
     if g is None:
         same = _same_text(gold, pred)
         return _result(same, True, _show(p.value), "the same text answer" if same else "not equivalent")
-    equal, reason = decide(g, p, settings)
+    equal, reason = decide(g, p, settings, restated)
     if equal:
         return _result(True, True, _show(p.value), reason)
     # "100,200" may be a list or a number: if the strict reading differs, try the other
@@ -105,7 +110,7 @@ def compare_strings(gold: str, pred: str, settings: Settings) -> dict[str, Any]:
             p2: Answer | None = read_answer(pred, other)
         except ParseError:
             g2 = p2 = None
-        if g2 is not None and p2 is not None and decide(g2, p2, settings)[0]:
+        if g2 is not None and p2 is not None and decide(g2, p2, settings, restated)[0]:
             return _result(True, True, _show(p2.value), "equivalent")
     return _result(False, True, _show(p.value), reason)
 
@@ -118,8 +123,9 @@ def _same_text(gold: str, pred: str) -> bool:
     return any(ch.isalnum() for ch in text) and text == normalize_text(pred)
 
 
-def decide(g: Answer, p: Answer, s: Settings) -> tuple[bool, str]:
-    """(equal, reason) for parsed answers: units, then the values, then the answer's form."""
+def decide(g: Answer, p: Answer, s: Settings, restated: bool = False) -> tuple[bool, str]:
+    """(equal, reason) for parsed answers: units, then the values, then the answer's form
+    (``restated``: the answer's expression appears in the question)."""
     gv, pv = g.value, p.value
     if s.strict_units and (problem := _strict_unit_problem(g, p)):
         return False, problem
@@ -136,12 +142,85 @@ def decide(g: Answer, p: Answer, s: Settings) -> tuple[bool, str]:
             pv = map_numbers(pv, lambda e: e.subs(DEG, sympy.pi / 180), constants_only=False)
     if not (equivalent(gv, pv, s) or _equal_reading_j(gv, pv, s)):
         return False, "not equivalent"
-    if g.form.literal and g.form.values and not p.form.literal and not _contains(gv, DEG):
-        return False, "the reference is a number and the answer leaves arithmetic to do"
+    return _written_number_rule(g, p, s, restated)
+
+
+def _written_number_rule(g: Answer, p: Answer, s: Settings, restated: bool) -> tuple[bool, str]:
+    """An answer equal in value that leaves arithmetic to do (``2^{10}``, ``\\sqrt4``, ``5!``,
+    ``\\log_2 8`` for a written number; a function the reference does not apply) is paid unless
+    it restates the question or the task asks for a simplified form; under ``simplified`` a
+    radical or fraction not in simplest form is refused too. A function applied to a variable
+    the reference does not apply (``|x| = 1`` for ``x = 1``) is another answer, never paid."""
     extra = p.form.functions - g.form.functions
-    if extra:
-        return False, f"the answer leaves {', '.join(sorted(extra))} unevaluated"
-    return True, "equivalent"
+    if extra and _free(p.value):
+        return False, f"the answer applies {', '.join(sorted(extra))} to a variable"
+    if g.form.literal and g.form.values and not p.form.literal and not _contains(g.value, DEG):
+        undone = "the reference is a number and the answer leaves arithmetic to do"
+    elif extra:
+        undone = f"the answer leaves {', '.join(sorted(extra))} unevaluated"
+    elif s.simplified and (p.form.unsimplified - g.form.unsimplified):
+        kinds = sorted(p.form.unsimplified - g.form.unsimplified)
+        verb = "are" if len(kinds) > 1 else "is"
+        return (
+            False,
+            f"the task asks for a simplified form and the answer's {' and '.join(kinds)} {verb} not in simplest form",
+        )
+    else:
+        return True, "equivalent"
+    if s.simplified:
+        return False, f"{undone}, and the task asks for a simplified form"
+    if restated:
+        return False, f"{undone}: the answer restates the question"
+    return True, "equivalent (arithmetic left to do, paid: see the written-number rule)"
+
+
+def _free(node: Any) -> bool:
+    """Whether a parsed answer has a variable (markers such as % and degrees are not)."""
+    return any(e.free_symbols - MARKER_SET for e in _scalars(node))
+
+
+# The question text and the answer compared for a restatement: spacing, braces, \left/\right,
+# math delimiters and the spelling of fractions, products and powers do not matter.
+_FRAC_BRACES = re.compile(r"\\[dtc]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}")
+_FRAC_DIGITS = re.compile(r"\\[dtc]?frac\s*(\d)\s*(\d)")
+_TEX_NOISE = re.compile(r"\\left|\\right|\\displaystyle|\\boxed|\\[,;:! ]|\\[()\[\]]|[\s${}]")
+_BINOM = re.compile(r"\\[dt]binom")
+# a word of prose: not a TeX command, not a function name applied (sqrt(16), log_2 8)
+_WORD = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}(?![A-Za-z(_^{\d])")
+_LONE_GROUP = re.compile(r"\(([\w.]+)\)")
+MAX_QUESTION_CHARS = 200_000  # a question longer than this is read up to here
+
+
+def _math_text(text: str) -> str:
+    text = text[:MAX_QUESTION_CHARS].replace("**", "^").replace("\\cdot", "*").replace("\\times", "*")
+    text = _BINOM.sub(r"\\binom", text)
+    text = _WORD.sub(" ", text)  # prose around the expression ("The answer is", "apples")
+    text = _FRAC_DIGITS.sub(r"(\1)/(\2)", _FRAC_BRACES.sub(r"(\1)/(\2)", text))
+    text = _TEX_NOISE.sub("", text)
+    for _ in range(3):  # ((1)/(2))^2 -> (1/2)^2
+        text = _LONE_GROUP.sub(r"\1", text)
+    return text
+
+
+def restates(pred: str, question: str) -> bool:
+    """Whether the answer ``pred`` is written in ``question`` (up to spelling, see _math_text),
+    as a whole token: ``2^{10}`` restates "Compute $2^{10}$" but not "Compute $2^{100}$"."""
+    needle, hay = _math_text(unwrap_answer(pred[:MAX_QUESTION_CHARS])), _math_text(question)
+    if len(needle) < 2 or not re.search(r"[^\d.,()]", needle):
+        return False  # a bare number (what is left of prose around one) restates nothing
+    start = hay.find(needle)
+    while start != -1:
+        end = start + len(needle)
+        before, after = hay[start - 1 : start], hay[end : end + 1]
+        if not (_joins(before, needle[0]) or _joins(needle[-1], after)):
+            return True
+        start = hay.find(needle, start + 1)
+    return False
+
+
+def _joins(a: str, b: str) -> bool:
+    """Whether two adjacent characters belong to one number or one word."""
+    return bool(a and b) and ((a.isdigit() and b.isdigit()) or (a.isalpha() and b.isalpha()))
 
 
 def _strict_unit_problem(g: Answer, p: Answer) -> str | None:

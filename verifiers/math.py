@@ -52,6 +52,12 @@ class MathPolicy:
         same dimension is converted, and a unit, ``%``, ``°`` or radian the reference lacks
         makes the answer wrong (``360 %`` or ``360 rad`` is not 360 km). ``%`` and ``°`` then
         read only as the unit, never as 1/100 or pi/180.
+    simplified: the task asks for a simplified form (the written-number rule, docs/verifiers.md):
+        ``True``: an answer that leaves arithmetic to do (``\\sqrt{225}`` for 15), a radical
+        not in simplest form (``\\sqrt{8}``, ``\\sqrt{25/13}``) or a fraction not in lowest
+        terms (``\\frac{6}{8}``) is refused; ``False``: such answers are paid unless they restate
+        the question; ``None`` (default): ``True`` exactly when the question passed to
+        :func:`math_equal` asks for a simplified, simplest or lowest-terms form.
     timeout_s: the hard bound on parsing plus comparing one pair.
     """
 
@@ -61,12 +67,29 @@ class MathPolicy:
     i_is_imaginary: bool = True
     j_is_imaginary: bool | None = None
     strict_units: bool = False
+    simplified: bool | None = None
     timeout_s: float = 3.0
 
-    def settings(self) -> dict[str, Any]:
+    def settings(self, question: str | None = None) -> dict[str, Any]:
+        """The comparison settings for one pair (``simplified`` resolved against ``question``)."""
         out = dataclasses.asdict(self)
         del out["timeout_s"]
+        out["simplified"] = self.asks_simplified(question)
         return out
+
+    def asks_simplified(self, question: str | None) -> bool:
+        """Whether a simplified form is asked: the policy's choice, else the question's words."""
+        if self.simplified is not None:
+            return self.simplified
+        return question is not None and _ASKS_SIMPLIFIED.search(question[:MAX_QUESTION_CHARS]) is not None
+
+
+# "Simplify", "in simplest (radical) form", "in lowest terms", "fully reduced": MATH's and
+# textbooks' ways of asking for a simplified form.
+_ASKS_SIMPLIFIED = re.compile(
+    r"\b(?:simplif(?:y|ied|ies)|simplest|lowest\s+terms|fully\s+reduced|reduced\s+form)\b", re.IGNORECASE
+)
+MAX_QUESTION_CHARS = 200_000  # the question is read up to here (as in _mathcompare)
 
 
 DEFAULT_POLICY = MathPolicy()
@@ -81,10 +104,15 @@ def warm_up(n_workers: int = 1) -> None:
     _POOL.warm(n_workers)
 
 
-def math_equal(gold: str, pred: str, *, policy: MathPolicy = DEFAULT_POLICY) -> Verdict:
+def math_equal(
+    gold: str, pred: str, *, policy: MathPolicy = DEFAULT_POLICY, question: str | None = None
+) -> Verdict:
     """Whether answer ``pred`` equals the reference ``gold`` under ``policy``.
 
-    ``pred`` is an answer, not a whole response (see :func:`verify_math`). Returns
+    ``pred`` is an answer, not a whole response (see :func:`verify_math`). ``question``, the
+    task's prompt when there is one, lets the written-number rule refuse an answer that restates
+    it (``2^{10}`` when the question asks to compute ``2^{10}``) and see whether it asks for a
+    simplified form. Returns
     ``Verdict.right``; ``Verdict.wrong`` (parsed but different); ``Verdict.bad_format``
     (unparseable, too long, refused as unbounded); or ``Verdict.failure`` on timeout or crash.
     """
@@ -98,10 +126,18 @@ def math_equal(gold: str, pred: str, *, policy: MathPolicy = DEFAULT_POLICY) -> 
         return Verdict.bad_format(f"the answer is longer than {MAX_ANSWER_CHARS} characters")
     if len(gold) > MAX_ANSWER_CHARS:
         return Verdict.failure("reference too long", reason="the reference answer is too long to parse")
-    fast = _fast_compare(gold, pred, policy)
+    if question is not None and not isinstance(question, str):
+        return Verdict.failure(
+            "bad question", reason=f"the question must be a string, not {type(question).__name__}"
+        )
+    settings = policy.settings(question)
+    fast = _fast_compare(gold, pred, policy, simplified=settings["simplified"])
     if fast is not None:
         return fast
-    request = {"fn": "compare", "args": {"gold": gold, "pred": pred, "settings": policy.settings()}}
+    args = {"gold": gold, "pred": pred, "settings": settings}
+    if question is not None:
+        args["question"] = question[:MAX_QUESTION_CHARS]
+    request = {"fn": "compare", "args": args}
     try:
         result = _POOL.call(request, policy.timeout_s)
     except WorkerTimeout:
@@ -158,13 +194,15 @@ def _plain_number(text: str) -> Fraction | None:
     return -value if negative else value
 
 
-def _fast_compare(gold: str, pred: str, policy: MathPolicy) -> Verdict | None:
+def _fast_compare(gold: str, pred: str, policy: MathPolicy, simplified: bool = False) -> Verdict | None:
     g = _plain_number(gold)
     if g is None:
         return None
     p = _plain_number(pred)
     if p is None:
         return None
+    if simplified and ("/" in pred or "frac" in pred):
+        return None  # \frac68 for 3/4: the worker judges whether a fraction is in lowest terms
     shown = str(p.numerator) if p.denominator == 1 else f"{p.numerator}/{p.denominator}"
     if g == p:
         return Verdict.right(parsed=shown, reason="equivalent")
@@ -187,8 +225,10 @@ def verify_math(
     policy: MathPolicy = DEFAULT_POLICY,
     pattern: str | None = None,
     allow_bare: bool = False,
+    question: str | None = None,
 ) -> Verdict:
-    """Extract the final answer from a model ``response`` and compare it with ``gold``.
+    """Extract the final answer from a model ``response`` and compare it with ``gold``
+    (``question``: the task's prompt, see :func:`math_equal`).
 
     A response whose only final-answer marks are several different boxes (reasoning models box
     each solution) states one answer list: it is paid when that list equals the reference list
@@ -198,11 +238,11 @@ def verify_math(
     if not extraction.ok or extraction.text is None:
         boxes = _boxes_only(response) if pattern is None else None
         if boxes is not None:
-            verdict = math_equal(gold, box_list(boxes), policy=policy)
+            verdict = math_equal(gold, box_list(boxes), policy=policy, question=question)
             if verdict.correct:
                 return verdict
         return Verdict.bad_format(extraction.error or "no answer found")
-    return math_equal(gold, extraction.text, policy=policy)
+    return math_equal(gold, extraction.text, policy=policy, question=question)
 
 
 def _boxes_only(response: str) -> list[str] | None:
@@ -237,6 +277,15 @@ def _completion_text(completion: Any) -> str:
     if isinstance(completion, dict):
         return str(completion.get("content", ""))
     return ""
+
+
+def _prompt_text(prompt: Any) -> str | None:
+    """A TRL prompt as text: a string, or the contents of a conversation's messages."""
+    if isinstance(prompt, str):
+        return prompt
+    if isinstance(prompt, Sequence) and all(isinstance(m, dict) for m in prompt):
+        return "\n".join(str(m.get("content", "")) for m in prompt)
+    return None
 
 
 def _reference_answers(columns: dict[str, Any], answer_key: str, n: int) -> list[str]:
@@ -289,16 +338,25 @@ def make_math_reward(
     """A reward function with TRL's signature reading the references from ``answer_key``.
 
     ``GRPOTrainer(reward_funcs=[make_math_reward("solution")])`` calls it as
-    ``f(prompts=..., completions=..., completion_ids=..., **dataset_columns)``.
+    ``f(prompts=..., completions=..., completion_ids=..., **dataset_columns)``; the prompts are
+    the questions the written-number rule reads (see :func:`math_equal`).
     A verifier failure (timeout, crash) scores 0.0 and is logged, never rewarded.
     """
 
     def reward(completions: list[Any], **kwargs: Any) -> list[float]:
         golds = _reference_answers(kwargs, answer_key, len(completions))
+        prompts = kwargs.get("prompts")
+        if not (isinstance(prompts, Sequence) and len(prompts) == len(completions)):
+            prompts = [None] * len(completions)
         rewards = []
-        for completion, gold in zip(completions, golds, strict=True):
+        for completion, gold, prompt in zip(completions, golds, prompts, strict=True):
             verdict = verify_math(
-                _completion_text(completion), gold, policy=policy, pattern=pattern, allow_bare=allow_bare
+                _completion_text(completion),
+                gold,
+                policy=policy,
+                pattern=pattern,
+                allow_bare=allow_bare,
+                question=_prompt_text(prompt),
             )
             if verdict.error is not None:
                 log.warning("math reward: verifier failed (%s); scoring 0", verdict.error)

@@ -489,11 +489,16 @@ class Form:
     ``values``: the values written in it (bare variable names such as the ``x`` of ``x = 3``
     excluded); ``literal``: every one of them is a written number (``3``, ``-0.5``, ``\\frac34``,
     ``2\\frac12``, ``1.5 \\times 10^{3}``, ``40\\%``, ``\\infty``), i.e. no arithmetic is left to
-    do; ``functions``: the kinds of function it applies (trig, log, factorial, abs, ...)."""
+    do; ``functions``: the kinds of function it applies (trig, log, factorial, abs, ...);
+    ``unsimplified``: what is written in a form a "simplest form" question does not accept
+    (``radical``: a root of a rational that is not a root of a square-free integer, as
+    ``\\sqrt{8}``, ``\\sqrt{225}``, ``\\sqrt{25/13}``; ``fraction``: a fraction whose integer
+    coefficients share a factor, as ``\\frac{6}{8}``, ``\\frac{2\\sqrt2}{4}``)."""
 
     values: int = 0
     literal: bool = True
     functions: frozenset[str] = frozenset()
+    unsimplified: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -572,9 +577,29 @@ class _Parser:
         self.depth = 0
         self.leaves: list[tuple[int, int, bool]] = []  # (start, end, literal) of written values
         self.functions: set[str] = set()
+        self.unsimplified: set[str] = set()
 
     def form(self) -> Form:
-        return Form(len(self.leaves), all(lit for _s, _e, lit in self.leaves), frozenset(self.functions))
+        literal = all(lit for _s, _e, lit in self.leaves)
+        return Form(len(self.leaves), literal, frozenset(self.functions), frozenset(self.unsimplified))
+
+    def note_root(self, base: Any, exponent: Any, result: Any) -> None:
+        """Note a root of a rational that is not already in simplest form: only the root of a
+        positive integer that sympy leaves as it is (square-free for a square root) is."""
+        if not (isinstance(base, sympy.Rational) and isinstance(exponent, sympy.Rational)):
+            return
+        if exponent.is_Integer:
+            return
+        if not (base.is_Integer and base > 0 and result.is_Pow and result.base == base):
+            self.unsimplified.add("radical")
+
+    def note_fraction(self, num: Any, den: Any) -> None:
+        """Note a fraction whose integer coefficients share a factor (``\\frac{6}{8}``)."""
+        if not (isinstance(num, sympy.Expr) and isinstance(den, sympy.Expr)):
+            return
+        a, b = num.as_coeff_Mul()[0], den.as_coeff_Mul()[0]
+        if a.is_Integer and b.is_Integer and b != 0 and math.gcd(int(a), int(b)) > 1:
+            self.unsimplified.add("fraction")
 
     def note_value(self, start: int, node: Any) -> None:
         """Record the scalar just parsed from ``start`` as one written value (replacing the values
@@ -778,7 +803,9 @@ class _Parser:
                 node = _multiply(node, self.parse_factor())
             elif self.at("op", "/") or self.at("cmd", "div"):
                 self.next()
-                node = _divide_any(node, self.parse_factor())
+                den = self.parse_factor()
+                self.note_fraction(node, den)
+                node = _divide_any(node, den)
             elif self.starts_implicit(node):
                 node = _multiply(node, self.parse_factor())
             else:
@@ -818,8 +845,9 @@ class _Parser:
         if self.at("op", "^") or self.at("op", "**"):
             self.next()
             exponent = self.parse_exponent()
-            base = make_pow(_scalar(base), exponent)
-            base = self.parse_postfix_ops(base)
+            power = make_pow(_scalar(base), exponent)
+            self.note_root(base, exponent, power)
+            base = self.parse_postfix_ops(power)
         return base
 
     def parse_exponent(self) -> Any:
@@ -970,6 +998,7 @@ class _Parser:
         if name in _FRAC_CMDS:
             num = _scalar(self.arg())
             den = _scalar(self.arg())
+            self.note_fraction(num, den)
             return _divide(num, den)
         if name in _BINOM_CMDS:
             self.functions.add("factorial")
@@ -1107,11 +1136,12 @@ class _Parser:
             index = _scalar(self.parse_expr())
             self.expect("op", "]")
         radicand = _scalar(self.arg())
-        if index is None:
-            return make_pow(radicand, Rational(1, 2))
-        if not (index.is_Integer and 2 <= index <= 1000):
+        if index is not None and not (index.is_Integer and 2 <= index <= 1000):
             raise ParseError("a root index must be an integer from 2 to 1000")
-        return make_pow(radicand, Rational(1, int(index)))
+        exponent = Rational(1, 2 if index is None else int(index))
+        root = make_pow(radicand, exponent)
+        self.note_root(radicand, exponent, root)
+        return root
 
     def function(self, name: str) -> Any:
         base = power = None

@@ -251,7 +251,7 @@ class WorkerPool:
 def _compare(args: dict[str, Any]) -> Any:
     from palaestra.verifiers._mathcompare import Settings, compare_strings
 
-    return compare_strings(args["gold"], args["pred"], Settings(**args["settings"]))
+    return compare_strings(args["gold"], args["pred"], Settings(**args["settings"]), args.get("question"))
 
 
 def _sleep(args: dict[str, Any]) -> Any:  # used by the tests to exercise the time bound

@@ -1030,7 +1030,8 @@ class NaturalDeductionKnobs(Knobs):
     distractors: int = knob(
         0, low=0, high=4, help="extra premises the proof does not need (drawn like the others, shuffled in)"
     )
-    conclusion_size: int = knob(1, low=1, high=5, help="at most this many connectives in the conclusion")
+    # 4 at most: a conclusion of 5 connectives never finished drawing (issue 27)
+    conclusion_size: int = knob(1, low=1, high=4, help="at most this many connectives in the conclusion")
     quantifiers: str = knob(
         "none",
         choices=("none", "universal", "existential", "nested"),

@@ -40,7 +40,8 @@ _FACTOR = re.compile(r"^(\d{1,80})(?:\s*\^\s*(\d{1,4}))?$")
 @dataclass(frozen=True)
 class PrattKnobs(Knobs):
     digits: int = knob(3, low=2, high=40, help="decimal digits of the prime p")
-    factor_digits: int = knob(2, low=1, high=20, help="at most this many digits in each prime factor of p-1")
+    # 10 at most: 12-digit factors of a 40-digit p-1 took 6 s to draw, 16 ran past 30 s (issue 27)
+    factor_digits: int = knob(2, low=1, high=10, help="at most this many digits in each prime factor of p-1")
 
     def validate(self) -> None:
         if self.factor_digits >= self.digits:

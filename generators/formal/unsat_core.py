@@ -17,6 +17,7 @@ task costs an unsat proof plus a MUS extraction, inherent to proving the core mi
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -35,6 +36,11 @@ from palaestra.generators.formal._common import (
 from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
 
+# Satisfiability thresholds of random k-SAT (clauses per variable): below one, a random formula
+# is almost always satisfiable and the draws run out (30 variables with 58 clauses ran past 60 s;
+# issue 27). Every level sits above its threshold.
+UNSAT_THRESHOLD = {2: 1.0, 3: 4.27, 4: 9.93}
+
 
 @dataclass(frozen=True)
 class CoreKnobs(Knobs):
@@ -45,6 +51,13 @@ class CoreKnobs(Knobs):
     def validate(self) -> None:
         if self.clause_width > self.variables:
             raise ValueError("clause_width cannot exceed the number of variables")
+        needed = math.ceil(UNSAT_THRESHOLD[self.clause_width] * self.variables)
+        if self.clauses < needed:
+            raise ValueError(
+                f"clauses={self.clauses} is below the unsatisfiability threshold of {self.variables} variables "
+                f"with clause_width={self.clause_width}: random formulas would be satisfiable; "
+                f"use clauses >= {needed} or fewer variables"
+            )
 
 
 LEVELS = {

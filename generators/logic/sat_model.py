@@ -21,6 +21,13 @@ from palaestra.verifiers.extract import extract_answer
 Clause = list[int]
 
 
+# Satisfiability thresholds of random k-SAT (clauses per variable): past one, a random formula is
+# almost never satisfiable, so unplanted draws run out (ratio 12 over 40 variables ran past 60 s;
+# issue 27). Up to 1.2 times the threshold a satisfiable draw is still found quickly.
+SAT_THRESHOLD = {2: 1.0, 3: 4.27, 4: 9.93, 5: 21.12}
+UNPLANTED_SLACK = 1.2
+
+
 @dataclass(frozen=True)
 class SatKnobs(Knobs):
     variables: int = knob(3, low=2, high=80, help="number of Boolean variables x1..xn")
@@ -34,6 +41,13 @@ class SatKnobs(Knobs):
     def validate(self) -> None:
         if self.clause_width > self.variables:
             raise ValueError("clause_width cannot exceed the number of variables")
+        limit = UNPLANTED_SLACK * SAT_THRESHOLD[self.clause_width]
+        if not self.planted and self.ratio > limit:
+            raise ValueError(
+                f"ratio={self.ratio} with planted=false: random {self.clause_width}-SAT formulas past "
+                f"{SAT_THRESHOLD[self.clause_width]} clauses per variable are almost never satisfiable; "
+                f"use ratio <= {limit:.2f} or planted=true"
+            )
 
 
 LEVELS = {

@@ -85,13 +85,14 @@ def read_number_list(text: str, count: int) -> list[Fraction] | Verdict:
     return values
 
 
-def verify_math_answer(response: str, gold: str, policy: MathPolicy) -> Verdict:
+def verify_math_answer(response: str, gold: str, policy: MathPolicy, question: str | None = None) -> Verdict:
     """Grade a response whose answer is a closed form (radicals, pi, points, units) with the
-    math equivalence verifier under ``policy``."""
+    math equivalence verifier under ``policy``; ``question`` is the task's prompt, which the
+    written-number rule reads (an answer restating it is not paid)."""
     text = answer_text(response)
     if isinstance(text, Verdict):
         return text
-    return math_equal(gold, text, policy=policy)
+    return math_equal(gold, text, policy=policy, question=question)
 
 
 # --------------------------------------------------------------------------------------------

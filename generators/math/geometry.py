@@ -7,8 +7,11 @@ circumcircle, and the cosine of an angle. Every answer is one closed form comput
 fractions: a rational, a rational times one square root in lowest terms (``\\frac{5\\sqrt{13}}{13}``),
 a rational times pi, or a point ``(x, y)`` with rational coordinates. The answer is a function of
 the givens, so it is unique; the math equivalence verifier (:mod:`palaestra.verifiers.math`)
-accepts every exact way of writing it (``5/\\sqrt{13}``, ``\\sqrt{25/13}``, ``(1.5, -1)``) and no
-decimal approximation. A unit word after the number (``7 square units``) is allowed and ignored
+grades it under ``MathPolicy(simplified=True)``, as the prompt asks for a simplified radical: every
+exact way of writing the value in simplest form is accepted (``5/\\sqrt{13}``, ``(1.5, -1)``), and
+no decimal approximation, no arithmetic left to do (``\\sqrt{225}`` for 15), no radical or fraction
+that is not in simplest form (``\\sqrt{25/13}``, ``\\frac{10}{2\\sqrt{13}}``): the written-number rule
+of docs/verifiers.md, one policy both ways. A unit word after the number (``7 square units``) is allowed and ignored
 (the plane has no unit). Degenerate instances (collinear triangles, parallel lines, a point on
 the line, a line missing the circle) are redrawn.
 
@@ -63,7 +66,7 @@ KIND_OPS = {
     "circumcircle_area": 24,
     "angle_cosine": 14,
 }
-POLICY = MathPolicy()  # exact; a unit after the number is ignored (the reference has none)
+POLICY = MathPolicy(simplified=True)  # exact, simplest form; a unit after the number is ignored
 Point = tuple[Fraction, Fraction]
 
 
@@ -480,7 +483,7 @@ class Geometry(Family):
         return TaskDraft(prompt=PROMPT.format(question=question.text), answer=answer, metadata=metadata)
 
     def verify(self, task: Task, response: str) -> Verdict:
-        return verify_math_answer(response, task.answer, POLICY)
+        return verify_math_answer(response, task.answer, POLICY, question=task.prompt)
 
     def solve_exact(self, task: Task) -> SolverRun:
         # the generator's exact fraction arithmetic; effort = its operations times digit size

@@ -476,7 +476,7 @@ class WordProblems(Family):
         return TaskDraft(prompt=prompt, answer=reference_text(problem.value, problem.unit), metadata=metadata)
 
     def verify(self, task: Task, response: str) -> Verdict:
-        return verify_math_answer(response, _gold_with_unit(task), POLICY)
+        return verify_math_answer(response, _gold_with_unit(task), POLICY, question=task.prompt)
 
     def solve_exact(self, task: Task) -> SolverRun:
         # exact fractions in base units; effort = operations times digits

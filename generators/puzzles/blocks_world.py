@@ -39,7 +39,9 @@ class BlocksKnobs(Knobs):
         if self.min_length > self.max_length:
             raise ValueError(f"min_length={self.min_length} exceeds max_length={self.max_length}")
         if self.min_length > 2 * self.blocks:
-            raise ValueError(f"no plan on {self.blocks} blocks needs more than {2 * self.blocks} moves")
+            raise ValueError(
+                f"min_length={self.min_length}: no plan on blocks={self.blocks} needs more than {2 * self.blocks} moves"
+            )
 
 
 LEVELS = {

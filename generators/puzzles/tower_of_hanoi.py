@@ -52,7 +52,8 @@ class HanoiKnobs(Knobs):
             raise ValueError(f"min_length={self.min_length} exceeds max_length={self.max_length}")
         if self.pegs**self.disks > 70_000:
             raise ValueError(
-                f"{self.pegs}^{self.disks} configurations are too many for the BFS proof (max 70000)"
+                f"pegs={self.pegs} and disks={self.disks} make {self.pegs}^{self.disks} configurations, "
+                "too many for the BFS proof (max 70000)"
             )
 
 

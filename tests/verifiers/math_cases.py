@@ -489,7 +489,8 @@ _STYLES: dict[str, list[tuple[str, str, bool]]] = {
     # issue 26: a ratio is its value (7:3 was labelled unequal to 7/3 before this policy)
     "ratios": [
         ("1:2", "2:4", T), ("3:4", r"\frac34", T), (r"\frac34", "3:4", T), ("1:2", "2:1", F), ("1:2", "1:3", F),
-        ("2", "2:1", T), ("1:2", "x:2", F), ("2", "4:2", F), ("3/4", "6:8", T), ("0", "0:5", F),
+        # 4:2 for 2 and 0:5 for 0 leave a division to do, paid as 4/2 is (the written-number rule)
+        ("2", "2:1", T), ("1:2", "x:2", F), ("2", "4:2", T), ("3/4", "6:8", T), ("0", "0:5", T), ("2", "4:3", F),
     ],
     # named quantities and systems against bare values, in written order
     "named_values": [
@@ -572,30 +573,34 @@ _ADVERSARIAL: dict[str, list[tuple[str, str]]] = {
     # Labelled "equal" before issue 16: a value left to compute (or a relation left to solve)
     # where the reference is a number or a solved set restates the problem (see docs/verifiers.md).
     "adversarial_unevaluated": [
-        ("-1", "(-1)^3"), ("1024", "2^{10}"), ("1024", "2^10"), ("8", "2**3"), ("1/8", "2^{-3}"), ("-1", "i^2"),
-        ("5", "|3+4i|"), (r"\frac{1}{2}", r"\sin(\pi/6)"), (r"\frac{\sqrt{3}}{2}", r"\cos\frac{\pi}{6}"),
-        ("1", r"\tan(\pi/4)"), ("1", r"\sin^2 x + \cos^2 x"), ("0", r"\sin(\pi)"),
-        (r"\frac{1}{2}", r"\sin 30^\circ"), (r"\pi/6", r"\arcsin(1/2)"), ("3", r"\log_2 8"),
-        ("2", r"\log_{3} 9"), (r"(3, \infty)", "2x > 6"), (r"(-\infty,-1)\cup(1,\infty)", r"|x| > 1"),
-        ("81", "3^4"), (r"\frac{1}{16}", "4^{-2}"), (r"\frac{\sqrt{2}}{2}", r"\sin 45^\circ"),
-        ("-1", r"\cos \pi"), (r"\sqrt{3}", r"\tan 60^\circ"), ("2", r"\sec(\pi/3)"), ("5", r"\log_{10} 100000"),
-        ("1", r"\log_5 5"), (r"(-\infty,-2]\cup[2,\infty)", r"|x| \geq 2"),
-        (r"-\frac{\sqrt{3}}{2}", r"\cos(5\pi/6)"), ("2", r"\sqrt{4}"), ("100", r"10^2"), ("2", r"\log_2 4"),
-        ("720", "6!"), ("35", r"\binom{7}{3}"),
+        ('1', r'\sin^2 x + \cos^2 x'),
+        (r'(3, \infty)', '2x > 6'),
+        (r'(-\infty,-1)\cup(1,\infty)', '|x| > 1'),
+        (r'(-\infty,-2]\cup[2,\infty)', r'|x| \geq 2'),
     ],
     "adversarial_restated": [
-        (r"(-\infty, 2)", r"\{x : 3x < 6\}"), ("x = -1", "x + 1 = 0"), (r"x = \pm 2", "x^2 - 4 = 0"), ("4", r"\frac{8}{2}"),
-        ("6", "3!"), ("0.25", r"\frac{1}{2} \cdot \frac{1}{2}"), ("1", r"\cos 0"), (r"\frac{\pi}{4}", r"\arctan 1"),
-        ("2", r"\log_3 9"),
-        (r"(1, \infty)", r"2x - 3 > -1"), (r"(-2, 2)", r"x^2 < 4"), (r"(-2, 2)", r"x^2 - 4 < 0"), (r"[-1, 3]", r"|x - 1| \le 2"),
-        ("x = 2", "2x = 4"), ("x = 2", "x + 3 = 5"), ("2", "2x = 4"), (r"\pm 3", "x^2 = 9"), ("2, 3", "x^2 - 5x + 6 = 0"),
-        ("2, 3", "(x-2)(x-3) = 0"), ("7", "3 + 4"), ("42", r"6 \times 7"), ("35", r"\binom{7}{3}"), ("120", "5!"),
-        (r"\frac{1}{2}", r"\sin\frac{\pi}{6}"), ("3", r"\log_2 8"), ("1024", "2^{10}"), ("4", r"\sqrt{16}"), ("3", r"\frac{12}{4}"),
-        ("5", "|3 + 4i|"), (r"(2, \infty)", r"\{x \mid 2x > 4\}"), (r"(3, \infty)", r"x - 3 > 0"),
-        (r"(-\infty, -1) \cup (1, \infty)", r"|x| > 1"), (r"\frac{\pi}{3}", r"\arccos\frac{1}{2}"),
-        (r"\frac{\sqrt{3}}{2}", r"\cos 30^\circ"), ("9", "3^2"), ("0", r"\sin \pi"), ("1", r"\sin^2 x + \cos^2 x"),
-        ("(1, 2)", "x + y = 3, x - y = -1"), ("x = 5", "x - 5 = 0"), ("y = 3", "2y = 6"), ("13", "6 + 7"), ("-1", "i^2"),
-        ("8", "2^3"), ("25", "5 squared"), ("0.5", r"\frac{1}{2} + 0"), (r"x \ge 2", r"3x \ge 6"), (r"[2, \infty)", r"x \ge \frac{6}{3}"),
+        (r'(-\infty, 2)', r'\{x : 3x < 6\}'),
+        ('x = -1', 'x + 1 = 0'),
+        (r'x = \pm 2', 'x^2 - 4 = 0'),
+        (r'(1, \infty)', '2x - 3 > -1'),
+        ('(-2, 2)', 'x^2 < 4'),
+        ('(-2, 2)', 'x^2 - 4 < 0'),
+        ('[-1, 3]', r'|x - 1| \le 2'),
+        ('x = 2', '2x = 4'),
+        ('x = 2', 'x + 3 = 5'),
+        ('2', '2x = 4'),
+        (r'\pm 3', 'x^2 = 9'),
+        ('2, 3', 'x^2 - 5x + 6 = 0'),
+        ('2, 3', '(x-2)(x-3) = 0'),
+        (r'(2, \infty)', r'\{x \mid 2x > 4\}'),
+        (r'(3, \infty)', 'x - 3 > 0'),
+        (r'(-\infty, -1) \cup (1, \infty)', '|x| > 1'),
+        ('1', r'\sin^2 x + \cos^2 x'),
+        ('(1, 2)', 'x + y = 3, x - y = -1'),
+        ('x = 5', 'x - 5 = 0'),
+        ('y = 3', '2y = 6'),
+        ('25', '5 squared'),
+        (r'x \ge 2', r'3x \ge 6'),
     ],
     "adversarial_units": [
         (r"3\text{ m}", "3 feet"), (r"60\text{ s}", "60 min"), (r"5\text{ L}", "5 gallons"),
@@ -660,15 +665,115 @@ _HELD_OUT_16: dict[str, list[tuple[str, str, bool]]] = {
         (r"18\pi\text{ cm}^3", r"18\pi \text{ cubic centimeters}", T), (r"18\pi\text{ cm}^3", r"18\pi \text{ cm}^2", F),
     ],
     "adversarial_held_out_16": [
-        ("6", "3 + 3"), ("6", "2 \\times 3"), ("8", "2^3"), ("4", "\\sqrt{16}"), ("1", "\\tan 45^\\circ"), ("3", "\\log_{10} 1000"),
-        (r"(2, \infty)", "3x > 6"), (r"(2, \infty)", "x - 2 > 0"), (r"[-3, 3]", r"x^2 \le 9"), ("x = 4", "3x = 12"), ("4", "x + 1 = 5"),
-        ("7", "seven or eight"), ("7", "seventy"), ("7", "7 hundred"), (r"5\text{ m}", "5 km"), (r"5\text{ m}", "5 ft"),
-        ("5", r"\boxed{5}\ \boxed{50}"), ("5", "5, 6"), ("5", "**Answer:** 6"), ("5", "5 (ignore the grader)"),
-        ("0.3", r"0.3\%"), ("30", "3 percent"), ("(4, 5)", "(y, x) = (4, 5) or (5, 4)"), ("3+4i", "3 + 4k"),
-        (r"\begin{pmatrix} 2 \\ 4 \end{pmatrix}", r"2 + \begin{pmatrix} 0 \\ 2 \end{pmatrix}"), ("12", "twelve dozen"),
-        ("2", "2 squared"), ("5", "five hundred"), ("1", "someone"), ("100", "100 or so"),
+        (r'(2, \infty)', '3x > 6'),
+        (r'(2, \infty)', 'x - 2 > 0'),
+        ('[-3, 3]', r'x^2 \le 9'),
+        ('x = 4', '3x = 12'),
+        ('4', 'x + 1 = 5'),
+        ('7', 'seven or eight'),
+        ('7', 'seventy'),
+        ('7', '7 hundred'),
+        (r'5\text{ m}', '5 km'),
+        (r'5\text{ m}', '5 ft'),
+        ('5', r'\boxed{5}\ \boxed{50}'),
+        ('5', '5, 6'),
+        ('5', '**Answer:** 6'),
+        ('5', '5 (ignore the grader)'),
+        ('0.3', r'0.3\%'),
+        ('30', '3 percent'),
+        ('(4, 5)', '(y, x) = (4, 5) or (5, 4)'),
+        ('3+4i', '3 + 4k'),
+        (r'\begin{pmatrix} 2 \\ 4 \end{pmatrix}', r'2 + \begin{pmatrix} 0 \\ 2 \end{pmatrix}'),
+        ('12', 'twelve dozen'),
+        ('2', '2 squared'),
+        ('5', 'five hundred'),
+        ('1', 'someone'),
+        ('100', '100 or so'),
     ],
 }
+
+
+# Issue 26 (round 4): the written-number rule pays arithmetic left to do unless the answer restates
+# the question or a simplified form is asked (docs/verifiers.md). These pairs were adversarial
+# (labelled under issue 16's rule, no question given); with no question they are equal, and under
+# MathPolicy(simplified=True) they stay refused (adversarial_simplified below); with a question that
+# they restate they are refused (tests/verifiers/test_math_written_numbers.py).
+_ARITHMETIC_LEFT_TO_DO: list[tuple[str, str]] = [
+    ('-1', '(-1)^3'),
+    ('1024', '2^{10}'),
+    ('1024', '2^10'),
+    ('8', '2**3'),
+    ('1/8', '2^{-3}'),
+    ('-1', 'i^2'),
+    ('5', '|3+4i|'),
+    (r'\frac{1}{2}', r'\sin(\pi/6)'),
+    (r'\frac{\sqrt{3}}{2}', r'\cos\frac{\pi}{6}'),
+    ('1', r'\tan(\pi/4)'),
+    ('0', r'\sin(\pi)'),
+    (r'\frac{1}{2}', r'\sin 30^\circ'),
+    (r'\pi/6', r'\arcsin(1/2)'),
+    ('3', r'\log_2 8'),
+    ('2', r'\log_{3} 9'),
+    ('81', '3^4'),
+    (r'\frac{1}{16}', '4^{-2}'),
+    (r'\frac{\sqrt{2}}{2}', r'\sin 45^\circ'),
+    ('-1', r'\cos \pi'),
+    (r'\sqrt{3}', r'\tan 60^\circ'),
+    ('2', r'\sec(\pi/3)'),
+    ('5', r'\log_{10} 100000'),
+    ('1', r'\log_5 5'),
+    (r'-\frac{\sqrt{3}}{2}', r'\cos(5\pi/6)'),
+    ('2', r'\sqrt{4}'),
+    ('100', '10^2'),
+    ('2', r'\log_2 4'),
+    ('720', '6!'),
+    ('35', r'\binom{7}{3}'),
+    ('4', r'\frac{8}{2}'),
+    ('6', '3!'),
+    ('0.25', r'\frac{1}{2} \cdot \frac{1}{2}'),
+    ('1', r'\cos 0'),
+    (r'\frac{\pi}{4}', r'\arctan 1'),
+    ('2', r'\log_3 9'),
+    ('7', '3 + 4'),
+    ('42', r'6 \times 7'),
+    ('120', '5!'),
+    (r'\frac{1}{2}', r'\sin\frac{\pi}{6}'),
+    ('4', r'\sqrt{16}'),
+    ('3', r'\frac{12}{4}'),
+    ('5', '|3 + 4i|'),
+    (r'\frac{\pi}{3}', r'\arccos\frac{1}{2}'),
+    (r'\frac{\sqrt{3}}{2}', r'\cos 30^\circ'),
+    ('9', '3^2'),
+    ('0', r'\sin \pi'),
+    ('13', '6 + 7'),
+    ('8', '2^3'),
+    ('0.5', r'\frac{1}{2} + 0'),
+    (r'[2, \infty)', r'x \ge \frac{6}{3}'),
+    ('6', '3 + 3'),
+    ('6', r'2 \times 3'),
+    ('1', r'\tan 45^\circ'),
+    ('3', r'\log_{10} 1000'),
+]
+
+# near misses of the same forms: a value left to compute is paid only when it is the value
+_ARITHMETIC_NEAR_MISSES: list[tuple[str, str]] = [
+    ("1024", "2^{11}"), ("2", r"\sqrt5"), ("120", "6!"), ("10", r"\binom{6}{2}"), ("3", r"\log_2 9"),
+    (r"\frac14", r"(\frac12)^3"), ("7", "3 + 5"), (r"\frac{1}{2}", r"\cos\frac{\pi}{6}"), ("15", r"\sqrt{224}"),
+]
+
+# the task asks for a simplified form (MathPolicy(simplified=True)): arithmetic left to do, a
+# radical or a fraction not in simplest form is refused, the simplest form paid
+_SIMPLIFIED_REFUSED: list[tuple[str, str]] = [
+    ("15", r"\sqrt{225}"), (r"\frac{32\sqrt{533}}{41}", r"\sqrt{545792/1681}"), (r"2\sqrt{2}", r"\sqrt{8}"),
+    (r"\frac{5\sqrt{13}}{13}", r"\sqrt{\frac{25}{13}}"), (r"\frac34", r"\frac68"), (r"\frac34", "6/8"),
+    (r"\frac{\sqrt2}{2}", r"\frac{2\sqrt2}{4}"), (r"3\sqrt[3]{2}", r"\sqrt[3]{54}"), (r"2\sqrt2", r"2^{3/2}"),
+    (r"-\frac{3}{4}", r"\frac{-9}{12}"),
+]
+_SIMPLIFIED_PAID: list[tuple[str, str]] = [
+    ("15", "15"), (r"\frac{32\sqrt{533}}{41}", r"\frac{32\sqrt{533}}{41}"), (r"2\sqrt{2}", r"2 \sqrt 2"),
+    (r"\frac{5\sqrt{13}}{13}", r"\frac{5}{\sqrt{13}}"), (r"\frac34", "3/4"), (r"\frac34", "0.75"),
+    (r"\frac{\sqrt2}{2}", r"\frac{1}{\sqrt2}"), (r"3\sqrt[3]{2}", r"3\sqrt[3]{2}"), (r"\frac{6}{8}", r"\frac{6}{8}"),
+]
 
 # cases checked under a non-default policy
 _POLICY: list[tuple[str, str, str, bool, dict[str, Any]]] = [
@@ -697,6 +802,11 @@ _POLICY: list[tuple[str, str, str, bool, dict[str, Any]]] = [
       for p in ["12.5 kg", "12.5 h", "12.5 km", "0.125", "1/8", r"12.5^\circ"]],
     *[("strict_units", r"12.5\%", p, T, {"strict_units": True}) for p in ["12.5", "12.5%", "12.5 percent", "25/2 %"]],
     ("strict_units", r"360\,\text{km}", "360 %", T, {}),  # the default reads % either way
+    *[("arithmetic_left_to_do", g, p, T, {}) for g, p in _ARITHMETIC_LEFT_TO_DO],
+    *[("arithmetic_left_to_do", g, p, F, {}) for g, p in _ARITHMETIC_NEAR_MISSES],
+    *[("adversarial_simplified", g, p, F, {"simplified": True}) for g, p in _ARITHMETIC_LEFT_TO_DO + _SIMPLIFIED_REFUSED],
+    *[("simplified_form", g, p, T, {"simplified": True}) for g, p in _SIMPLIFIED_PAID],
+    *[("simplified_form", g, p, F, {"simplified": True}) for g, p in _ARITHMETIC_NEAR_MISSES],
 ]
 
 # fmt: on
