@@ -330,9 +330,17 @@ class GRPOTrainer:
             for i in range(0, local, cfg.micro_batch_size)
         ]
         batches = [self._batch([episodes[i] for i in c], [advantages[i] for i in c]) for c in chunks]
+        # sharded, every forward gathers parameters from every process: all run as many
+        # micro-batches, a process with fewer filling in empty ones (no gradient)
+        count = int(max(self.parallel.gather([len(batches)]))) if self.parallel.sharded else len(batches)
+        slots: list[dict[str, Any] | None] = [*batches, *[None] * (count - len(batches))]
         need_old = cfg.updates_per_step > 1
         with torch.no_grad():
-            for b in batches:
+            for b in slots:
+                if b is None:
+                    if need_old:
+                        self._empty_forward()
+                    continue
                 if need_old:
                     b["old"] = self._logprobs(self.policy, b)[0]
                 if self.reference is not None:
@@ -343,14 +351,17 @@ class GRPOTrainer:
         self.policy.train()
         for _ in range(cfg.updates_per_step):
             self.optimizer.zero_grad(set_to_none=True)
-            for k, b in enumerate(batches):
+            for k, b in enumerate(slots):
                 # gradients are averaged over processes once, on the last backward of the update
-                with self.parallel.no_sync(self.train_model) if k < len(batches) - 1 else nullcontext():
+                with self.parallel.no_sync(self.train_model) if k < len(slots) - 1 else nullcontext():
+                    if b is None:
+                        self._empty_backward()
+                        continue
                     loss, stats = self._loss(b, denom)
                     (loss * self.parallel.world).backward()  # the average over processes, undone
                 for key, v in stats.items():
                     sums[key] += v
-            if not batches and self.parallel.world > 1:
+            if not slots and self.parallel.world > 1:
                 self._empty_backward()  # this process had no sequences: it joins the all-reduce
             grad_norm = (
                 torch.nn.utils.clip_grad_norm_(self.policy.parameters(), cfg.max_grad_norm)
@@ -379,13 +390,18 @@ class GRPOTrainer:
             "train/tokens": n_tok,
         }
 
-    def _empty_backward(self) -> None:
-        """A backward with zero gradients through the data-parallel model, for a process with no
-        sequences in this update (every process must join each gradient all-reduce)."""
+    def _empty_forward(self) -> Any:
+        """A one-token forward through the data-parallel model: the collectives of a forward for a
+        process that has no micro-batch where the others have one."""
         import torch
 
         ids = torch.full((1, 1), self.pad_id, dtype=torch.long, device=self.device)
-        (self.train_model(input_ids=ids).logits.sum() * 0.0).backward()
+        return self.train_model(input_ids=ids).logits
+
+    def _empty_backward(self) -> None:
+        """A backward with zero gradients through the data-parallel model, for a process with no
+        sequences in this micro-batch (every process must join each gradient reduction)."""
+        (self._empty_forward().sum() * 0.0).backward()
 
     def _batch(self, episodes: Sequence[Episode], advantages: Sequence[float]) -> dict[str, Any]:
         """Right-padded tensors; position t of the ``*_t`` tensors scores token t + 1."""

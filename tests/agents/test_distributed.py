@@ -100,11 +100,13 @@ def test_two_process_self_play_runs(tmp_path, tiny_path):
     assert (tmp_path / "sp" / "checkpoints" / "final" / "model.safetensors").exists()
 
 
-def test_fsdp_sharded_update_equals_one_process(tmp_path, tiny_path):
+@pytest.mark.parametrize("shape", ["even", "uneven"])
+def test_fsdp_sharded_update_equals_one_process(tmp_path, tiny_path, shape):
     """sharding=fsdp (torch FSDP2, parameters, gradients and optimizer state sharded over 2
-    processes): the same update as one unsharded process on the whole batch."""
-    one = json.loads(run([str(DRIVER), str(tmp_path / "one"), "fsdp"], 1).strip().splitlines()[-1])
-    two = json.loads(run([str(DRIVER), str(tmp_path / "two"), "fsdp"], 2).strip().splitlines()[-1])
+    processes): the same update as one unsharded process on the whole batch, also when one
+    process has more micro-batches than the other (it would deadlock the gathers otherwise)."""
+    one = json.loads(run([str(DRIVER), str(tmp_path / "one"), "fsdp", shape], 1).strip().splitlines()[-1])
+    two = json.loads(run([str(DRIVER), str(tmp_path / "two"), "fsdp", shape], 2).strip().splitlines()[-1])
     assert (one["sharded"], two["sharded"]) == (False, True)
     assert one["train/grad_norm"] > 1e-3
     for key in ("train/loss", "train/grad_norm", "train/entropy", "train/clip_frac"):

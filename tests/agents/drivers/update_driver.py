@@ -57,14 +57,17 @@ class NoEngine:
 
 def main() -> int:
     out, sharding = sys.argv[1], (sys.argv[2] if len(sys.argv) > 2 else "none")
+    uneven = "uneven" in sys.argv[3:]  # 21 sequences in micro-batches of 5: 3 on one process, 2 on the other
     config = TrainConfig(
-        backend="transformers", micro_batch_size=4, output_dir=out, run_subfolder=False,
+        backend="transformers", micro_batch_size=5 if uneven else 4, output_dir=out, run_subfolder=False,
         progress=False, plots=False, kl_coef=0.0 if sharding == "fsdp" else 0.05, entropy_coef=0.01,
         updates_per_step=2, sharding=sharding,
     )  # fmt: skip
     trainer = GRPOTrainer(config, backend=NoEngine())
     trainer.snapshot_reference()
     episodes, advantages = batch(trainer)
+    if uneven:
+        episodes, advantages = episodes[:21], advantages[:21]
     metrics = trainer.update(episodes, advantages)
     trainer.sync()  # under FSDP a collective gather of every weight
     if trainer.parallel.is_main:
