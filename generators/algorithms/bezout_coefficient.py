@@ -18,7 +18,8 @@ from palaestra.registry import family
 
 @dataclass(frozen=True)
 class BezoutCoefficientKnobs(Knobs):
-    digits: int = knob(4, low=1, high=30, help="the numbers have up to this many digits")
+    # 18: numpy's integers draw below 2**63, so more digits raised an int64 error
+    digits: int = knob(4, low=1, high=18, help="the numbers have up to this many digits")
 
 
 K = BezoutCoefficientKnobs

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from palaestra.core import Knobs, Task, Verdict, content_hash, knob
+from palaestra.core import GenerationError, Knobs, Task, Verdict, content_hash, knob
 from palaestra.generators.algorithms.shared import (
     adjacency,
     answer_text,
@@ -45,10 +45,20 @@ LEVELS = {
 }
 
 
+# nodes the reference search may try: the levels need a few thousand at most; dense graphs of 60
+# nodes could run for minutes (0.9 timed out at 120 s) and are refused instead
+SEARCH_BUDGET = 2_000_000
+
+
+class SearchBudgetExceeded(Exception):
+    """The backtracking search tried more than its budget of nodes."""
+
+
 def find_isomorphism(
-    n: int, g_edges: list[list[int]], h_edges: list[list[int]]
+    n: int, g_edges: list[list[int]], h_edges: list[list[int]], budget: int | None = None
 ) -> tuple[list[int] | None, int]:
-    """A mapping g-node -> h-node preserving adjacency (backtracking); and the nodes tried."""
+    """A mapping g-node -> h-node preserving adjacency (backtracking); and the nodes tried.
+    Raises :class:`SearchBudgetExceeded` past ``budget`` nodes tried."""
     g_adj, h_adj = [set(a) for a in adjacency(n, g_edges)], [set(a) for a in adjacency(n, h_edges)]
     order = sorted(range(n), key=lambda v: (-len(g_adj[v]), v))
     mapping: dict[int, int] = {}
@@ -62,6 +72,8 @@ def find_isomorphism(
         v = order[i]
         for image in range(n):
             work += 1
+            if budget is not None and work > budget:
+                raise SearchBudgetExceeded
             if image in used or len(h_adj[image]) != len(g_adj[v]):
                 continue
             if all((mapping[u] in h_adj[image]) == (u in g_adj[v]) for u in mapping):
@@ -120,7 +132,13 @@ class GraphIsomorphism(Family):
             h_edges = sorted(sorted([relabel[a], relabel[b]]) for a, b in g_edges)
             if degree_guess(n, g_edges, h_edges) != list(range(n)) or n <= 3:
                 break  # the identity guess must not already work
-        mapping, work = find_isomorphism(n, g_edges, h_edges)
+        try:
+            mapping, work = find_isomorphism(n, g_edges, h_edges, budget=SEARCH_BUDGET)
+        except SearchBudgetExceeded:
+            raise GenerationError(
+                f"graph_isomorphism: the reference search ran past its budget on {n} nodes at density "
+                f"{knobs.density}: lower 'nodes' or 'density'"
+            ) from None
         assert mapping is not None  # H is a relabelled G
         prompt = PROMPT.format(
             last=n - 1,

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from palaestra.core import Knobs, knob
+from palaestra.core import GenerationError, Knobs, knob
 from palaestra.generators.algorithms.shared import (
     WEAK_BUDGET,
     Instance,
@@ -58,13 +58,20 @@ def count_paths(grid: list[str]) -> int:
     return ways[-1]
 
 
+MAX_GRIDS = 2_000  # grids drawn before the blocked share counts as leaving no path (0.45 on 80 x 80)
+
+
 def draw_grid(knobs: LatticePathsBlockedKnobs, rng: np.random.Generator) -> list[str]:
-    while True:
+    for _ in range(MAX_GRIDS):
         cells = rng.random((knobs.rows, knobs.cols)) < knobs.blocked
         cells[0, 0] = cells[-1, -1] = False
         grid = ["".join("#" if b else "." for b in row) for row in cells]
         if count_paths(grid) > 1:
             return grid
+    raise GenerationError(
+        f"lattice_paths_blocked: no {knobs.rows} x {knobs.cols} grid with more than one path in {MAX_GRIDS} "
+        f"draws: lower 'blocked' ({knobs.blocked})"
+    )
 
 
 @family(
