@@ -28,6 +28,9 @@ def load_recipe(path: str) -> dict[str, Any]:
         raise argparse.ArgumentTypeError(f"recipe {path!r} is not valid YAML: {exc}") from None
     if not isinstance(recipe, dict):
         raise argparse.ArgumentTypeError(f"recipe {path!r} must be a mapping")
+    for section in ("train", "selfplay"):
+        if not isinstance(recipe.get(section) or {}, dict):
+            raise argparse.ArgumentTypeError(f"recipe {path!r}: {section} must be a mapping of settings")
     fields = {f.name for f in dataclasses.fields(TrainConfig)}
     unknown = [
         *(k for k in recipe if k not in RECIPE_SECTIONS),
@@ -38,7 +41,7 @@ def load_recipe(path: str) -> dict[str, Any]:
         raise argparse.ArgumentTypeError(f"recipe {path!r}: unknown keys {unknown}")
     if recipe.get("mode", "grpo") not in ("grpo", "selfplay"):
         raise argparse.ArgumentTypeError(f"recipe {path!r}: mode must be grpo or selfplay")
-    return {"mode": recipe.get("mode", "grpo"), "train": recipe.get("train") or {}, **recipe}
+    return {**recipe, "mode": recipe.get("mode", "grpo"), "train": recipe.get("train") or {}}
 
 
 def recipe_config(path: str) -> TrainConfig:

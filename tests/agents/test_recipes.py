@@ -57,6 +57,11 @@ def test_a_recipe_with_an_unknown_key_is_refused_by_name(tmp_path):
     bad.write_text("mode: dpo\n")
     with pytest.raises(argparse.ArgumentTypeError, match="mode"):
         load_recipe(str(bad))
+    bad.write_text("mode: grpo\ntrain: [1, 2]\n")
+    with pytest.raises(argparse.ArgumentTypeError, match="train must be a mapping"):
+        load_recipe(str(bad))
+    bad.write_text("mode: grpo\ntrain:\n")  # an empty section: the config defaults
+    assert load_recipe(str(bad))["train"] == {}
 
 
 def test_command_line_flags_override_the_recipe_and_the_mode_comes_from_it():
