@@ -20,47 +20,40 @@ DEVICE_SIZES_GB = (24, 48, 80, 141)  # the GPU sizes docs/training.md's table co
 ENGINE_CONCURRENT_SEQUENCES = 64
 
 # Qwen2.5 instruct models: the published config.json fields the estimate (and the dry run) needs.
+_QWEN25 = dict(
+    architectures=["Qwen2ForCausalLM"],
+    model_type="qwen2",
+    vocab_size=151936,
+    max_position_embeddings=32768,
+    rope_theta=1000000.0,
+    rms_norm_eps=1e-6,
+    tie_word_embeddings=True,
+)
 KNOWN_ARCHITECTURES: dict[str, dict[str, Any]] = {
     "Qwen2.5-0.5B-Instruct": dict(
-        architectures=["Qwen2ForCausalLM"],
-        model_type="qwen2",
+        _QWEN25,
         hidden_size=896,
         intermediate_size=4864,
         num_hidden_layers=24,
         num_attention_heads=14,
         num_key_value_heads=2,
-        vocab_size=151936,
-        max_position_embeddings=32768,
-        rope_theta=1000000.0,
-        rms_norm_eps=1e-6,
-        tie_word_embeddings=True,
     ),
     "Qwen2.5-1.5B-Instruct": dict(
-        architectures=["Qwen2ForCausalLM"],
-        model_type="qwen2",
+        _QWEN25,
         hidden_size=1536,
         intermediate_size=8960,
         num_hidden_layers=28,
         num_attention_heads=12,
         num_key_value_heads=2,
-        vocab_size=151936,
-        max_position_embeddings=32768,
-        rope_theta=1000000.0,
-        rms_norm_eps=1e-6,
-        tie_word_embeddings=True,
     ),
     "Qwen2.5-7B-Instruct": dict(
-        architectures=["Qwen2ForCausalLM"],
-        model_type="qwen2",
+        _QWEN25,
         hidden_size=3584,
         intermediate_size=18944,
         num_hidden_layers=28,
         num_attention_heads=28,
         num_key_value_heads=4,
         vocab_size=152064,
-        max_position_embeddings=32768,
-        rope_theta=1000000.0,
-        rms_norm_eps=1e-6,
         tie_word_embeddings=False,
     ),
 }
@@ -188,12 +181,10 @@ def memory_table(model_config: Any, config: Any, sizes_gb: tuple[int, ...] = DEV
     rows = []
     for size in sizes_gb:
         device = size * 10**9
-        micro = (
-            config.micro_batch_size
-            if config.micro_batch_size and estimate(model_config, config, True, device).total <= device
-            else None
-        )
-        if not config.micro_batch_size:
+        if config.micro_batch_size:  # a fixed micro-batch fits or not
+            fits = estimate(model_config, config, True, device).total <= device
+            micro = config.micro_batch_size if fits else None
+        else:
             micro = fit_micro_batch(model_config, config, True, device)
         fitted = replace(config, micro_batch_size=micro or 1)
         rows.append(
