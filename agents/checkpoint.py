@@ -111,6 +111,7 @@ def save_checkpoint(trainer: Any, extra: dict[str, Any] | None = None, name: str
     )
     state = {
         "step": trainer.step_count,
+        "generated_tokens": getattr(trainer, "generated_tokens", 0),
         "curriculum": trainer.curriculum.state_dict(),
         "config": trainer.config.to_dict(),
         "extra": extra or {},
@@ -163,5 +164,6 @@ def load_checkpoint(trainer: Any, path: str | os.PathLike) -> dict[str, Any]:
     random.setstate(rng["python"])
     trainer.curriculum.load_state_dict(state["curriculum"])
     trainer.step_count = int(state["step"])
+    trainer.generated_tokens = int(state.get("generated_tokens", 0))
     trainer.sync()
     return state.get("extra", {})

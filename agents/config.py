@@ -91,6 +91,11 @@ class TrainConfig:
         8, "multi-turn rollouts (interactive families, feedback_attempts > 1): model turns at most"
     )
     steps: int = opt(60, "RL steps (one batch of prompts, rollouts and updates per step)")
+    token_budget: int = opt(
+        0,
+        "stop RL once this many completion tokens were generated (0: run every step); steps stays the "
+        "upper bound and sets the schedule. For comparisons at equal generated tokens",
+    )
     prompts_per_step: int = opt(16, "distinct tasks per step")
     group_size: int = opt(8, "completions per task (the GRPO group)")
     max_new_tokens: int = opt(24, "maximum tokens per completion")
@@ -130,7 +135,10 @@ class TrainConfig:
     )
     scale_rewards: bool = opt(True, "divide advantages by the group std (off = Dr. GRPO)")
     baseline: str = opt(
-        "mean", "advantage baseline: group mean, or rloo (leave-one-out mean)", ("mean", "rloo")
+        "mean",
+        "advantage baseline: group mean, rloo (leave-one-out mean), or none (the reward itself, no "
+        "scaling: online rejection-sampling fine-tuning on the verified-correct samples)",
+        ("mean", "rloo", "none"),
     )
     drop_zero_variance: bool = opt(True, "drop groups whose rewards are all equal (no learning signal)")
     negative_advantage_scale: float = opt(
@@ -266,6 +274,7 @@ class TrainConfig:
             "micro_batch_size",
             "lora_rank",
             "warmup_steps",
+            "token_budget",
         ):
             if getattr(self, name) < 0:
                 raise ValueError(f"config {name} must be >= 0, got {getattr(self, name)}")
@@ -375,6 +384,12 @@ SELFPLAY_PRESETS: dict[str, dict[str, Any]] = {
         reward="azr",
         warm_start_steps=0,
         catalog_fraction=0.0,
+        train_proposer=True,
+        # 16 uniform training-side problems probed each step (never trained on): the base rate of
+        # the frontier share; measuring leaves the run's draws unchanged
+        frontier_probes=16,
+        proposer_loss_share=0.0,
+        repeat_proposals=False,
         # micro-batches of 32: sorted by length, the proposer episodes train apart from the
         # solver ones instead of padding them all to one length
         train=dict(micro_batch_size=32),

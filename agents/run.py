@@ -656,7 +656,7 @@ def run_training(
     bar = ctx.bar(config.steps, "rl")
     bar.begin_at(trainer.step_count)
     last: dict[str, Any] = {}
-    while trainer.step_count < config.steps:
+    while trainer.step_count < config.steps and not budget_spent(trainer):
         cpu0 = time.process_time()
         last = trainer.step()
         last["time/step_cpu_s"] = time.process_time() - cpu0
@@ -689,6 +689,12 @@ def run_training(
     if backend is None:  # an injected engine belongs to the caller
         trainer.backend.close()
     return summary
+
+
+def budget_spent(trainer: GRPOTrainer) -> bool:
+    """Whether the run's token budget (``token_budget`` generated tokens, 0: none) is spent."""
+    budget = trainer.config.token_budget
+    return budget > 0 and trainer.generated_tokens >= budget
 
 
 def _has_matplotlib() -> bool:

@@ -46,8 +46,11 @@ from palaestra.agents.teacher import Teacher
 
 def group_advantages(rewards: np.ndarray, baseline: str = "mean", scale: bool = True) -> np.ndarray:
     """Advantages of one group: reward minus the group mean (or leave-one-out mean), optionally
-    divided by the group's standard deviation."""
+    divided by the group's standard deviation; with ``baseline="none"`` the rewards themselves
+    (rejection-sampling fine-tuning: each verified-correct sample is imitated with weight 1)."""
     rewards = np.asarray(rewards, dtype=np.float64)
+    if baseline == "none":
+        return rewards.copy()
     g = len(rewards)
     if baseline == "rloo":
         adv = rewards - (rewards.sum() - rewards) / (g - 1)
@@ -180,6 +183,7 @@ class GRPOTrainer:
         self.teacher = Teacher.from_config(config)
         self.reference: Any = None
         self.step_count = 0
+        self.generated_tokens = 0  # completion tokens of every rollout so far (the token budget's count)
         self.backend = backend or make_backend(config, self.path, self.policy, self.pad_id)
         self._eval_tasks: dict[tuple[tuple[int, ...], int], list[Any]] = {}
         self.eval_prompts_too_long = 0
@@ -252,7 +256,12 @@ class GRPOTrainer:
         self.step_count = step
 
         tokens = sum(len(e.completion_ids) for e in episodes)
-        metrics = {"step": step, "rollout/prompts_too_long": too_long}
+        self.generated_tokens += int(self.parallel.sum([sum(len(e.completion_ids) for e in all_episodes)])[0])
+        metrics = {
+            "step": step,
+            "rollout/prompts_too_long": too_long,
+            "generated_tokens": self.generated_tokens,
+        }
         metrics.update(_rollout_metrics(all_episodes))
         metrics.update(group_metrics)
         metrics.update(train_metrics)
@@ -285,6 +294,12 @@ class GRPOTrainer:
             outcomes.append(
                 (first.family, first.level, [e.correct for e in members], float(np.abs(adv).mean()))
             )
+            if cfg.baseline == "none":  # RFT: only the rewarded samples are trained on
+                chosen = [k for k, a in enumerate(adv) if a != 0.0]
+                dropped += not chosen
+                kept.extend(members[k] for k in chosen)
+                advantages.extend(float(adv[k]) for k in chosen)
+                continue
             if cfg.drop_zero_variance and rewards.std() == 0:
                 dropped += 1
                 continue

@@ -35,6 +35,10 @@ SELFPLAY_DEFAULTS: dict[str, Any] = {
     "reward": "azr",
     "warm_start_steps": 0,
     "catalog_fraction": 0.0,
+    "train_proposer": True,
+    "frontier_probes": 0,
+    "proposer_loss_share": 0.0,
+    "repeat_proposals": False,
 }
 
 
@@ -89,6 +93,35 @@ def add_selfplay_arguments(parser: argparse.ArgumentParser) -> None:
         f"else {d['catalog_fraction']})",
     )
 
+    g.add_argument(
+        "--selfplay-train-proposer",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="train on the proposer's samples; --no-selfplay-train-proposer: the frozen-proposer "
+        "ablation, the model proposes but learns only from solving (default: on)",
+    )
+    g.add_argument(
+        "--selfplay-frontier-probes",
+        type=int,
+        default=None,
+        help="uniform training-side tasks probed per step, never trained on: the base rate of the "
+        f"frontier share (default: the preset's, else {d['frontier_probes']})",
+    )
+    g.add_argument(
+        "--selfplay-proposer-loss-share",
+        type=float,
+        default=None,
+        help="the proposer's share of each update's loss weight, in [0, 1); 0: as its tokens fall "
+        f"(default: the preset's, else {d['proposer_loss_share']})",
+    )
+    g.add_argument(
+        "--selfplay-repeat-proposals",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="a proposal equal to a buffered task is probed and rewarded again instead of refused "
+        f"as a duplicate (default: the preset's, else {'on' if d['repeat_proposals'] else 'off'})",
+    )
+
 
 def selfplay_enabled(args: argparse.Namespace) -> bool:
     """``--selfplay`` / ``--no-selfplay`` if given, else the recipe's mode, else whether the preset
@@ -124,11 +157,15 @@ def selfplay_config_from_args(args: argparse.Namespace, train_config: Any) -> Se
         scale_advantages=bool(getattr(train_config, "scale_rewards", True)),
         catalog_fraction=args.selfplay_catalog_fraction,
         catalog_families=tuple(train_config.family_list()) if args.selfplay_catalog_fraction else (),
+        train_proposer=bool(args.selfplay_train_proposer),
+        frontier_probes=args.selfplay_frontier_probes,
+        proposer_loss_share=args.selfplay_proposer_loss_share,
+        repeat_proposals=bool(args.selfplay_repeat_proposals),
         seed=int(getattr(train_config, "seed", 0)),
     )
 
 
-PROPOSER_SHARE = 0.125  # share of each SFT batch that teaches the expression proposer its format
+PROPOSER_SHARE = 0.125  # share of each SFT batch that teaches the proposer its format (expression, family)
 
 
 def make_run_language(language: str, config: Any, space: Any) -> Any:
@@ -139,7 +176,7 @@ def make_run_language(language: str, config: Any, space: Any) -> Any:
 
         if "expression" not in space.families:
             raise ValueError("the expression language needs --families to include expression")
-        return ExpressionLanguage.for_space(space)
+        return ExpressionLanguage.for_space(space, level=config.sft_level_list()[0])
     if language == "family":
         return make_language(language, allowed=tuple(config.family_list()), space=space)
     return make_language(language)
@@ -166,7 +203,7 @@ def run_selfplay(
     from palaestra.agents.trainer import GRPOTrainer
 
     from .trainer import SelfPlayLoop
-    from .warmstart import proposer_examples
+    from .warmstart import family_proposer_examples, proposer_examples
 
     stages.quiet_third_party(config.verbose)
     stages.cpu_defaults(config)
@@ -194,6 +231,12 @@ def run_selfplay(
             "extra": lambda rng, n: proposer_examples(lang, trainer.chat, trainer.space, n, rng, level),
             "extra_share": PROPOSER_SHARE,
         }
+    elif language == "family":  # the JSON format, over the run's level range
+        levels = range(config.start_level, config.max_level + 1)
+        extra_sft = {
+            "extra": lambda rng, n: family_proposer_examples(lang, trainer.chat, n, rng, levels),
+            "extra_share": PROPOSER_SHARE,
+        }
     try:
         play = SelfPlay(lang, selfplay_config, sandbox=sandbox)
         loop = SelfPlayLoop(trainer, play)
@@ -205,6 +248,7 @@ def run_selfplay(
             extra = dict(load_checkpoint(trainer, resumed))
             play.load_state_dict(extra.pop("selfplay"))
             loop.policy.rng.bit_generator.state = extra.pop("sampler")
+            loop.policy.generated_tokens = int(extra.pop("generated_tokens", 0))
             ctx.say(f"resumed from {resumed} at self-play step {play.step_count}")
         else:
             if ctx.main:
@@ -349,7 +393,11 @@ def _plot(out: Path, say: Any) -> None:
 
 
 def _extra(play: SelfPlay, loop: Any) -> dict[str, Any]:
-    return {"selfplay": play.state_dict(), "sampler": loop.policy.rng.bit_generator.state}
+    return {
+        "selfplay": play.state_dict(),
+        "sampler": loop.policy.rng.bit_generator.state,
+        "generated_tokens": loop.policy.generated_tokens,
+    }
 
 
 def run_selfplay_train(args: argparse.Namespace, config: Any) -> int:

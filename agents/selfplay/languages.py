@@ -12,12 +12,15 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from palaestra.core import content_hash
 from palaestra.generators.code.literals import LiteralError, parse_literal, to_json
 from palaestra.verifiers.extract import extract_answer
 from palaestra.verifiers.numbers import format_rational, parse_rational
+
+if TYPE_CHECKING:
+    import numpy as np
 
 from . import arith, pycheck
 
@@ -76,6 +79,10 @@ class Language:
 
     def grade(self, task: SelfPlayTask, responses: Sequence[str], sandbox: Any = None) -> list[float]:
         raise NotImplementedError
+
+    def uniform_task(self, task_type: str, rng: np.random.Generator) -> SelfPlayTask:
+        """A task drawn uniformly from what the proposer may pose (the frontier's base rate)."""
+        raise ValueError(f"the {self.name} language has no uniform task distribution to compare with")
 
 
 def _block(text: str, tag: str) -> str:
@@ -386,14 +393,18 @@ class FamilyLanguage(Language):
         )
 
     def _training_side_task(self, data: dict[str, Any], knobs: dict[str, Any], salt: int) -> Any:
-        """The proposal's task: the first of its seeds whose problem is on the training side of the
-        run's split (``held_out`` when a family-level has none in :data:`SPLIT_REDRAWS` seeds)."""
+        """The proposal's task, with the run's pinned knobs: the first of its seeds whose problem is
+        on the training side of the run's split (``held_out`` when a family-level has none in
+        :data:`SPLIT_REDRAWS` seeds)."""
         from palaestra import registry
 
+        # the run's pinned knobs hold on every proposal, as on every level of the run's own tasks
+        pinned = dict(self.space.knobs.get(data["family"], {})) if self.space is not None else {}
+        knobs = {k: v for k, v in knobs.items() if k not in pinned}
         for draw in range(SPLIT_REDRAWS):
             key = [data, salt] if draw == 0 else [data, salt, draw]  # draw 0: the seed it always had
             seed = int(content_hash(key), 16) % 2**31
-            task = registry.make_task(data["family"], seed=seed, level=data.get("level"), **knobs)
+            task = registry.make_task(data["family"], seed=seed, level=data.get("level"), **knobs, **pinned)
             if self.space is None or not self.space.is_heldout(task):
                 return task
         raise Rejection("held_out", f"no training-side {data['family']} task in {SPLIT_REDRAWS} seeds")
@@ -428,9 +439,10 @@ class ExpressionLanguage(Language):
     digits: int = 2
     operators: str = "+-"
     space: Any = None
+    level: int = 1  # the catalog level of the uniform draws (the run's first SFT level)
 
     @classmethod
-    def for_space(cls, space: Any) -> ExpressionLanguage:
+    def for_space(cls, space: Any, level: int = 1) -> ExpressionLanguage:
         """The language of the ``expression`` problems a task space trains on."""
         knobs = dict(space.knobs.get("expression", {})) if space is not None else {}
         return cls(
@@ -438,7 +450,15 @@ class ExpressionLanguage(Language):
             digits=int(knobs.get("digits", 2)),
             operators=str(knobs.get("operators", "+-")).replace("^", ""),
             space=space,
+            level=level,
         )
+
+    def uniform_task(self, task_type: str, rng: np.random.Generator) -> SelfPlayTask:
+        """A training-side catalog problem of the run's space, as a proposal of it would be built."""
+        if self.space is None:
+            raise ValueError("uniform expression tasks need the run's task space")
+        task = self.space.train_task("expression", self.level, rng)
+        return self.build(task_type, f"<task>{task.metadata['expression']}</task>")
 
     def proposer_prompt(self, task_type: str, references: Sequence[SelfPlayTask]) -> str:
         high = 10**self.digits - 1

@@ -25,6 +25,10 @@ from .gate import Gate, GateResult
 from .languages import FamilyLanguage, Language
 from .pipeline import pipelined
 
+# A task is in the solver's weak region when it solves it less often than this over its probes.
+FRONTIER_PASS_RATE = 0.5
+MEASUREMENT_STREAM = 7  # the third seed word of the frontier measurement's random stream
+
 
 class Policy(Protocol):
     """``n`` completions per prompt. A policy may also offer ``generate_each`` (the completions of
@@ -58,6 +62,21 @@ class SelfPlayConfig:
     # (the CLI takes --scale-rewards); off, advantages are plain differences (Dr. GRPO)
     scale_advantages: bool = True
     baseline_momentum: float = 0.9  # running mean per (role, task type)
+    # off: the proposer's samples get no gradient (the frozen-proposer ablation); the same model
+    # still proposes, so its proposals drift only as solving changes the shared weights
+    train_proposer: bool = True
+    # tasks drawn uniformly from the run's training side each step, probed like proposals but
+    # never trained on: the base rate that the frontier share of the proposals is compared with
+    frontier_probes: int = 0
+    # the proposer's share of each update's loss weight (its advantages scaled to it, role by
+    # role as SPIRAL balances roles); 0: whatever its tokens weigh. Its ~16 short proposals sit
+    # beside ~128 probe answers, so under a token mean it otherwise gets a few percent
+    proposer_loss_share: float = 0.0
+    # on: a proposal equal to a buffered task is probed and rewarded again (the pass rate goes on
+    # its entry) instead of refused as a duplicate, so posing a problem the solver still fails
+    # keeps paying while it fails; off: any repeat of the buffer scores REWARD_INVALID. (Off, a
+    # proposer that learned where the solver is weak was pushed away from its own past proposals.)
+    repeat_proposals: bool = False
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -71,6 +90,10 @@ class SelfPlayConfig:
             raise ValueError("baseline must be 'group' or 'running'")
         if not 0.0 <= self.catalog_fraction <= 1.0:
             raise ValueError("catalog_fraction must lie in [0, 1]")
+        if self.frontier_probes < 0:
+            raise ValueError("frontier_probes must be >= 0")
+        if not 0.0 <= self.proposer_loss_share < 1.0:
+            raise ValueError("proposer_loss_share must lie in [0, 1)")
 
 
 @dataclass
@@ -122,7 +145,9 @@ class SelfPlay:
         out = StepResult(step)
         counts_before = self.gate.rejection_counts()
         prompts = {t: self._proposer_prompts(t) for t in self.language.task_types}
-        seen: dict[str, set[str]] = {t: self.buffers[t].canonicals() for t in prompts}
+        seen: dict[str, set[str]] = {
+            t: set() if cfg.repeat_proposals else self.buffers[t].canonicals() for t in prompts
+        }
 
         raw: dict[str, list[str]] = {}
 
@@ -158,9 +183,11 @@ class SelfPlay:
             plan.append((task_type, entries))
         # every valid proposal's probes in one engine call, then rewards in proposal order
         valid_tasks = [result.task for _, entries in plan for *_, result in entries if result.ok]
-        pass_rates = iter(self._probe_all(valid_tasks, solver, out))
+        measured = self._probe_all(valid_tasks, solver, out)
+        pass_rates = iter(measured)
         learn: list[float] = []
         penalties: list[float] = []
+        buffered = {t: self.buffers[t].canonicals() for t in self.language.task_types}
         valid = 0
         for task_type, entries in plan:
             graded: list[tuple[str, str, float]] = []  # (prompt, proposal, reward after penalties)
@@ -178,7 +205,10 @@ class SelfPlay:
                 )
                 learn.append(R.learnability(p, cfg.reward_form))
                 penalties.append(learn[-1] - reward)
-                self.buffers[task_type].add(task, step, f"{step}:{task_type}:{k}", p)
+                if task.canonical in buffered[task_type]:  # a repeat (repeat_proposals): re-measured
+                    self.buffers[task_type].record(task.canonical, p)
+                else:
+                    self.buffers[task_type].add(task, step, f"{step}:{task_type}:{k}", p)
                 graded.append((prompt, text, reward))
             advs = self._advantages("proposer", task_type, [g[2] for g in graded])
             for (prompt, text, reward), adv in zip(graded, advs, strict=True):
@@ -186,6 +216,7 @@ class SelfPlay:
         self._catalog_mix(valid, solver, out)
         self._solver_advantages(out)
         out.metrics = self._metrics(out, valid, total, learn)
+        out.metrics.update(self._frontier_metrics(measured, solver, step))
         totals = out.metrics["rejections_total"]
         out.metrics["rejections"] = {k: totals[k] - counts_before[k] for k in totals}
         out.metrics["held_out_proposals"] = held_out
@@ -220,6 +251,41 @@ class SelfPlay:
                 )
             rates.append(R.pass_rate(scores, self.config.temperature, self.config.probes))
         return rates
+
+    def _frontier_metrics(self, measured: list[float], solver: Policy, step: int) -> dict[str, Any]:
+        """The solver's mean pass rate on the step's valid proposals, the share of them in its weak
+        region (pass rate below ``FRONTIER_PASS_RATE``), and, with ``frontier_probes``, the same
+        share among tasks drawn uniformly from the training side (the base rate), probed alike and
+        never trained on."""
+        out: dict[str, Any] = {
+            "proposal_pass_rate": float(np.mean(measured)) if measured else None,
+            "frontier_share": float(np.mean([p < FRONTIER_PASS_RATE for p in measured]))
+            if measured
+            else None,
+        }
+        if self.config.frontier_probes:
+            # its own random stream: measuring the base rate leaves the run's draws unchanged
+            rng = np.random.default_rng([self.config.seed, step, MEASUREMENT_STREAM])
+            task_type = self.language.task_types[0]
+            tasks = [self.language.uniform_task(task_type, rng) for _ in range(self.config.frontier_probes)]
+            seeds = [int(rng.integers(2**31)) for _ in tasks]
+            rates = []
+            for task, group in zip(
+                tasks, self._measure(solver, [t.prompt for t in tasks], seeds), strict=True
+            ):
+                scores = self.language.grade(task, group, self.sandbox)
+                rates.append(R.pass_rate(scores, self.config.temperature, self.config.probes))
+            out["frontier_base_rate"] = float(np.mean([p < FRONTIER_PASS_RATE for p in rates]))
+            out["uniform_pass_rate"] = float(np.mean(rates))
+        return out
+
+    def _measure(self, solver: Policy, prompts: list[str], seeds: list[int]) -> list[list[str]]:
+        """Probe attempts seeded from ``seeds``, not the policy's own stream (``generate_each``'s
+        ``seeds``); a policy without it is sampled as in training."""
+        each = getattr(solver, "generate_each", None)
+        if each is not None:
+            return each(prompts, self.config.probes, self.config.temperature, seeds=seeds)
+        return [solver.generate([p], self.config.probes, self.config.temperature)[0] for p in prompts]
 
     def _generate_each(self, solver: Policy, prompts: list[str]) -> list[list[str]]:
         if not prompts:

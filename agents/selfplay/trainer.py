@@ -31,18 +31,25 @@ class BackendPolicy:
         self.chat, self.backend, self.max_tokens = chat, backend, max_tokens
         self.rng = np.random.default_rng(seed)
         self.tokens: dict[tuple[str, str], list[tuple[list[int], Any]]] = {}
+        self.generated_tokens = 0  # every completion token sampled for the run (not measurements)
 
     def generate(self, prompts: Sequence[str], n: int, temperature: float) -> list[list[str]]:
         """``n`` completions per prompt in one engine call (one seed for the call)."""
         return self._generate(prompts, n, temperature, seed=int(self.rng.integers(SEED_LIMIT)))
 
-    def generate_each(self, prompts: Sequence[str], n: int, temperature: float) -> list[list[str]]:
+    def generate_each(
+        self, prompts: Sequence[str], n: int, temperature: float, seeds: Sequence[int] | None = None
+    ) -> list[list[str]]:
         """The same completions as one :meth:`generate` call per prompt, in order (one seed each),
-        from a single engine call: a step's probes in one batch, sampled as they were one by one."""
+        from a single engine call: a step's probes in one batch, sampled as they were one by one.
+        ``seeds`` given, the call is a measurement: sampled from those seeds, with the policy's own
+        stream, its token count and its stored tokens left as they were (nothing to train on)."""
         if not prompts:
             return []
-        seeds = tuple(int(self.rng.integers(SEED_LIMIT)) for _ in prompts)
-        return self._generate(prompts, n, temperature, seeds=seeds)
+        if seeds is not None:
+            return self._generate(prompts, n, temperature, seeds=tuple(seeds), measurement=True)
+        own = tuple(int(self.rng.integers(SEED_LIMIT)) for _ in prompts)
+        return self._generate(prompts, n, temperature, seeds=own)
 
     def _generate(
         self,
@@ -51,6 +58,7 @@ class BackendPolicy:
         temperature: float,
         seed: int | None = None,
         seeds: tuple[int, ...] | None = None,
+        measurement: bool = False,
     ) -> list[list[str]]:
         ids = [self.chat.prompt_ids(p) for p in prompts]
         sampling = Sampling(
@@ -67,7 +75,9 @@ class BackendPolicy:
             texts = []
             for completion in group:
                 text = self.chat.decode(completion.token_ids)
-                self.tokens.setdefault((prompt, text), []).append((prompt_ids, completion))
+                if not measurement:
+                    self.tokens.setdefault((prompt, text), []).append((prompt_ids, completion))
+                    self.generated_tokens += len(completion.token_ids)
                 texts.append(text)
             out.append(texts)
         return out
@@ -131,6 +141,23 @@ class SelfPlayLoop:
                 )
         self.selfplay.gate.prompt_fits = fits
 
+    def _balance_roles(self, episodes: list[Episode], advantages: list[float]) -> float:
+        """Scale the proposer's advantages (in place) so that its episodes carry
+        ``proposer_loss_share`` of the update's loss weight, counted as the trainer aggregates
+        (tokens, or sequences); the scale used (1.0: unchanged)."""
+        share = self.selfplay.config.proposer_loss_share
+        per_sequence = getattr(self.trainer.config, "loss_aggregation", "token") == "sequence"
+        weight = {"proposer": 0.0, "solver": 0.0}
+        for episode in episodes:
+            weight[_role(episode)] += 1.0 if per_sequence else len(episode.completion_ids)
+        if not share or not weight["proposer"] or not weight["solver"]:
+            return 1.0
+        scale = share / (1.0 - share) * weight["solver"] / weight["proposer"]
+        for k, episode in enumerate(episodes):
+            if _role(episode) == "proposer":
+                advantages[k] *= scale
+        return scale
+
     def step(self) -> tuple[StepResult, dict[str, Any]]:
         """One self-play step, one policy update on proposer + solver samples, one weight sync."""
         self.policy.clear()
@@ -140,12 +167,20 @@ class SelfPlayLoop:
         if hasattr(self.trainer.backend, "sleep"):
             self.trainer.backend.sleep()
         episodes, advantages = [], []
+        train_proposer = self.selfplay.config.train_proposer
         for group, sample in enumerate(result.proposer + result.solver):
             episode = self.policy.episode(sample, group)
-            if episode is not None and sample.advantage != 0.0:  # zero advantage: no gradient
+            # zero advantage: no gradient; the frozen-proposer ablation trains on solving only
+            if (
+                episode is not None
+                and sample.advantage != 0.0
+                and (train_proposer or sample.role == "solver")
+            ):
                 episodes.append(episode)
                 advantages.append(sample.advantage)
         metrics: dict[str, Any] = dict(result.metrics)
+        metrics["generated_tokens"] = self.policy.generated_tokens
+        metrics["proposer_loss_scale"] = self._balance_roles(episodes, advantages)
         if episodes:
             # shortest first: micro-batches of similar length (proposer prompts are ~4x longer
             # than solver prompts) pad far less; the loss uses global denominators, so order
@@ -159,3 +194,7 @@ class SelfPlayLoop:
             self.trainer.sync()
         metrics["train/episodes"] = len(episodes)
         return result, metrics
+
+
+def _role(episode: Episode) -> str:
+    return "proposer" if episode.family.startswith("selfplay/proposer/") else "solver"

@@ -8,6 +8,7 @@ draw random valid DSL programs and turn them into SFT pairs for both roles: (pro
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -168,4 +169,21 @@ def proposer_examples(
         out.append(
             (chat.prompt_ids(prompt), chat.response_ids(f"<task>{task.metadata['expression']}</task>"))
         )
+    return out
+
+
+def family_proposer_examples(
+    language: Any, chat: Any, n: int, rng: np.random.Generator, levels: Sequence[int]
+) -> list[tuple[list[int], list[int]]]:
+    """``n`` proposer demonstrations for the ``family`` language: the proposer prompt, then a
+    uniformly drawn allowed family and one of ``levels`` as ``<task>{"family": ..., "level": ...}</task>``.
+    They teach the format only: whatever the proposer learns to prefer, self-play taught it."""
+    families = language.allowed_families()
+    prompt = chat.prompt_ids(language.proposer_prompt(language.task_types[0], []))
+    out = []
+    for _ in range(n):
+        family = families[int(rng.integers(len(families)))]
+        level = int(levels[int(rng.integers(len(levels)))])
+        choice = json.dumps({"family": family, "level": level})
+        out.append((list(prompt), chat.response_ids(f"<task>{choice}</task>")))
     return out

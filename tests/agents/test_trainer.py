@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -260,3 +261,34 @@ def test_lora_gradient_checkpointing_and_schedule_train_sync_and_resume(tmp_path
         lp_a, _ = trainer._logprobs(trainer.policy, b)
         lp_b, _ = again._logprobs(again.policy, b)
     assert torch.allclose(lp_a, lp_b, atol=1e-6)
+
+
+def test_rft_trains_on_the_verified_correct_samples_only(tmp_path):
+    """baseline none: each rewarded sample is imitated with weight 1; wrong ones and groups with
+    nothing right carry no gradient and are left out of the update (and its token count)."""
+    from palaestra.agents.trainer import GRPOTrainer
+
+    assert list(group_advantages(np.array([1.0, 0.0, 1.0]), "none")) == [1.0, 0.0, 1.0]
+    trainer = GRPOTrainer(_config(tmp_path, baseline="none"))
+    right_and_wrong = _rewarded_batch(trainer)
+    all_wrong = [replace(e, group=1, reward=0.0, correct=False) for e in _rewarded_batch(trainer)[1:]]
+    kept, advantages, metrics = trainer._advantages(right_and_wrong + all_wrong)
+    assert kept == right_and_wrong[:1] and advantages == [1.0]
+    assert metrics["groups/dropped_zero_variance"] == 1
+
+
+def test_token_budget_ends_rl_once_spent(tmp_path):
+    """RL stops at the first step whose generated tokens reach the budget; steps is the bound."""
+    from palaestra.agents.reporting import read_jsonl
+    from palaestra.agents.run import run_training
+
+    run_training(_config(tmp_path, steps=5, token_budget=1, control=False), quiet=True)
+    steps = [r for r in read_jsonl(tmp_path / "run" / "metrics.jsonl") if r["kind"] == "step"]
+    assert [r["step"] for r in steps] == [1]
+    per_episode = steps[0]["rollout/response_tokens"]
+    assert steps[0]["generated_tokens"] == pytest.approx(per_episode * 4 * 4)  # 4 prompts x 4 samples
+    run_training(_config(tmp_path / "b", steps=2, token_budget=0, control=False), quiet=True)
+    steps = [r for r in read_jsonl(tmp_path / "b" / "run" / "metrics.jsonl") if r["kind"] == "step"]
+    assert [r["step"] for r in steps] == [1, 2] and steps[1]["generated_tokens"] > steps[0][
+        "generated_tokens"
+    ]

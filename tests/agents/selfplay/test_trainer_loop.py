@@ -122,6 +122,7 @@ def test_run_selfplay_orchestration_and_resume(tmp_path, monkeypatch) -> None:
     pytest.importorskip("torch")
     import palaestra
     import palaestra.agents.checkpoint as checkpoint
+    import palaestra.agents.run  # noqa: F401  imported before the patch: its GRPOTrainer stays the real one
     import palaestra.agents.trainer as trainer_module
     from palaestra.agents.config import preset
     from palaestra.agents.heldout_eval import EvalResult
