@@ -45,20 +45,14 @@ SETTINGS: dict[str, Any] = dict(
 )
 
 
-def run_one(seed: int, out: Path) -> dict[str, Any]:
+def run_one(seed: int, out: Path, overrides: dict[str, Any]) -> dict[str, Any]:
     from palaestra.agents.config import selfplay_preset
     from palaestra.agents.reporting import read_jsonl
     from palaestra.agents.selfplay import SelfPlayConfig
     from palaestra.agents.selfplay.cli import run_selfplay
 
-    config, settings = selfplay_preset(
-        "tiny",
-        seed=seed,
-        output_dir=str(out / f"seed{seed}"),
-        run_subfolder=False,
-        progress=False,
-        **SETTINGS,
-    )
+    fixed = dict(seed=seed, output_dir=str(out / f"seed{seed}"), run_subfolder=False, progress=False)
+    config, settings = selfplay_preset("tiny", **{**SETTINGS, **overrides, **fixed})
     sp = SelfPlayConfig(
         proposals_per_type=settings["proposals"],
         probes=settings["probes"],
@@ -82,7 +76,7 @@ def run_one(seed: int, out: Path) -> dict[str, Any]:
         "accuracy_before": {level: before[f"eval/expression/L{level}/accuracy"] for level in LEVELS},
         "accuracy_after": {level: after[f"eval/expression/L{level}/accuracy"] for level in LEVELS},
         "problems_per_level": {level: before[f"eval/expression/L{level}/problems"] for level in LEVELS},
-        "proposed_levels": proposed_levels(Path(summary["run_dir"])),
+        "proposed_levels": proposed_levels(steps),
         "valid_rate": [r["valid_rate"] for r in steps],
         "proposer_reward": [r["proposer_reward"] for r in steps],
         "wall_seconds": round(time.perf_counter() - wall0, 1),
@@ -92,17 +86,15 @@ def run_one(seed: int, out: Path) -> dict[str, Any]:
     }
 
 
-def proposed_levels(run_dir: Path) -> dict[str, dict[int, int]]:
-    """Valid proposals per level in the first and the second half of the run (from the final
-    checkpoint's buffer: each entry's level and the step that proposed it)."""
-    state = json.loads((run_dir / "checkpoints" / "final" / "trainer_state.json").read_text())
-    entries = state["extra"]["selfplay"]["buffers"]["buffers"]["family"]["entries"]
-    steps = [e["step"] for e in entries]
-    middle = (max(steps) + 1) / 2 if steps else 0
+def proposed_levels(steps: list[dict[str, Any]]) -> dict[str, dict[int, int]]:
+    """Valid proposals per level in the first and the second half of the self-play steps."""
     halves: dict[str, Counter[int]] = {"first_half": Counter(), "second_half": Counter()}
-    for entry in entries:
-        level = json.loads(entry["task"]["source"]).get("level")
-        halves["first_half" if entry["step"] < middle else "second_half"][level] += 1
+    for k, row in enumerate(steps):
+        half = "first_half" if k < len(steps) / 2 else "second_half"
+        for key, count in row.get("proposed_levels", {}).items():
+            level = key.rsplit("/", 1)[1]
+            if level.isdigit():
+                halves[half][int(level)] += count
     return {half: dict(sorted(c.items())) for half, c in halves.items()}
 
 
@@ -173,17 +165,19 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
 def main() -> int:
     parser = seed_parser(__doc__.split("\n")[0], "runs/selfplay_levels", RESULTS)
     args = parser.parse_args()
+    overrides = {k: json.loads(v) for k, v in (s.split("=", 1) for s in args.set)}
     if args.one is not None:
         out = Path(args.out)
-        row = run_one(args.one, out)
+        row = run_one(args.one, out, overrides)
         (out / f"seed{args.one}.json").write_text(json.dumps(row, indent=2))
         return 0
-    rows, wall = run_or_collect(args, __file__, [])
+    rows, wall = run_or_collect(args, __file__, [a for s in args.set for a in ("--set", s)])
     result = {
         "benchmark": "selfplay_levels",
         "question": "held-out greedy accuracy per expression level before and after self-play in the family "
         "language, from an SFT warm start on level 1 only with a correct teacher",
         "settings": SETTINGS,
+        "overrides": overrides,
         "seeds": rows,
         **aggregate(rows),
         "total_wall_seconds": wall,

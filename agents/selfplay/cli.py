@@ -278,6 +278,8 @@ def run_selfplay(
             last["sequences"] = sequences
             if language == "expression":
                 last["teacher_wrong_share"] = teacher_wrong_share(result, lang, trainer.teacher)
+            if language == "family":
+                last["proposed_levels"] = proposed_levels(result, lang)
             last["time/step_s"] = time.perf_counter() - t0
             last["time/step_cpu_s"] = time.process_time() - cpu0
             trainer.step_count = play.step_count
@@ -333,6 +335,20 @@ def teacher_wrong_share(result: Any, language: Any, teacher: Any) -> float:
             task = Task.from_json(json.dumps(built.payload["task"]))
             hits.append(teacher.subset(task) != "teacher_right")
     return sum(hits) / len(hits) if hits else 0.0
+
+
+def proposed_levels(result: Any, language: Any) -> dict[str, int]:
+    """Valid proposals per ``family/level`` in one step of the ``family`` language (a proposal by
+    knobs counts as ``family/knobs``)."""
+    from .rewards import REWARD_INVALID
+
+    counts: dict[str, int] = {}
+    for sample in result.proposer:
+        if sample.reward > REWARD_INVALID:
+            choice = json.loads(language.build(sample.task_type, sample.completion).source)
+            key = f"{choice['family']}/{choice.get('level', 'knobs')}"
+            counts[key] = counts.get(key, 0) + 1
+    return dict(sorted(counts.items()))
 
 
 def _arith_warm_start(

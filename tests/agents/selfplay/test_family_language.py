@@ -55,3 +55,20 @@ def test_family_warm_start_examples_are_valid_proposals_over_the_level_range() -
         language.build("family", text)  # the gate's own parser takes it
         levels.add(json.loads(text.removeprefix("<task>").removesuffix("</task>"))["level"])
     assert levels == {1, 2, 3, 4}
+
+
+def test_each_step_counts_valid_proposals_by_level() -> None:
+    from palaestra.agents.selfplay.cli import proposed_levels
+    from palaestra.agents.selfplay.loop import Sample, StepResult
+
+    language = make_language("family", allowed=("expression",), space=SPACE)
+    texts = [
+        ('{"family": "expression", "level": 2}', 0.5),
+        ('{"family": "expression", "level": 2}', 0.0),
+        ('{"family": "expression", "level": 4}', 0.875),
+        ("not json", -1.0),
+    ]
+    result = StepResult(
+        0, proposer=[Sample("proposer", "family", "p", f"<task>{t}</task>", r) for t, r in texts]
+    )
+    assert proposed_levels(result, language) == {"expression/2": 2, "expression/4": 1}
