@@ -392,11 +392,19 @@ def _plot(out: Path, say: Any) -> None:
         "proposer_reward": ("proposer reward (after penalties)", "mean reward"),
         "solver_reward": ("solver reward", "mean reward"),
     }
+    # the frontier beside its base rate, where the run measured it (frontier_probes)
+    frontier = any(r.get("frontier_base_rate") is not None for r in rows)
+    if frontier:
+        panels["frontier_share"] = ("weak-region share: proposals vs uniform", "share solved < 50%")
     fig, axes = plt.subplots(1, len(panels), figsize=(4 * len(panels), 3.3))
     for ax, (key, (title, ylabel)) in zip(axes, panels.items(), strict=True):
-        xs, ys = [r["step"] for r in rows], [r[key] for r in rows]
+        xs = [r["step"] for r in rows if r.get(key) is not None]
+        ys = [r[key] for r in rows if r.get(key) is not None]
         ax.plot(xs, ys, linewidth=1, alpha=0.3, label="per step")
         ax.plot(xs, smooth(ys), linewidth=2, label="smoothed (EMA 0.9)")
+        if key == "frontier_share":
+            base = [r["frontier_base_rate"] for r in rows if r.get(key) is not None]
+            ax.plot(xs, smooth(base), linewidth=2, linestyle="--", label="uniform problems (base rate)")
         ax.set_title(title)
         ax.set_xlabel("self-play step (policy updates before it)", fontsize=8)
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
