@@ -234,7 +234,9 @@ def run_selfplay(
     elif language == "family":  # the JSON format, over the run's level range
         levels = range(config.start_level, config.max_level + 1)
         extra_sft = {
-            "extra": lambda rng, n: family_proposer_examples(lang, trainer.chat, n, rng, levels),
+            "extra": lambda rng, n: family_proposer_examples(
+                lang, trainer.chat, n, rng, levels, selfplay_config.references
+            ),
             "extra_share": PROPOSER_SHARE,
         }
     try:

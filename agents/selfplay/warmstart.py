@@ -173,17 +173,29 @@ def proposer_examples(
 
 
 def family_proposer_examples(
-    language: Any, chat: Any, n: int, rng: np.random.Generator, levels: Sequence[int]
+    language: Any, chat: Any, n: int, rng: np.random.Generator, levels: Sequence[int], references: int = 3
 ) -> list[tuple[list[int], list[int]]]:
-    """``n`` proposer demonstrations for the ``family`` language: the proposer prompt, then a
-    uniformly drawn allowed family and one of ``levels`` as ``<task>{"family": ..., "level": ...}</task>``.
-    They teach the format only: whatever the proposer learns to prefer, self-play taught it."""
+    """``n`` proposer demonstrations for the ``family`` language: the proposer prompt with 0 to
+    ``references`` earlier choices listed (as self-play shows its buffer), then a uniformly drawn
+    allowed family and one of ``levels`` as ``<task>{"family": ..., "level": ...}</task>``. They
+    teach the format only: whatever the proposer learns to prefer, self-play taught it."""
     families = language.allowed_families()
-    prompt = chat.prompt_ids(language.proposer_prompt(language.task_types[0], []))
+    task_type = language.task_types[0]
+
+    def choice() -> dict[str, Any]:
+        return {"family": families[int(rng.integers(len(families)))], "level": int(rng.choice(list(levels)))}
+
     out = []
     for _ in range(n):
-        family = families[int(rng.integers(len(families)))]
-        level = int(levels[int(rng.integers(len(levels)))])
-        choice = json.dumps({"family": family, "level": level})
-        out.append((list(prompt), chat.response_ids(f"<task>{choice}</task>")))
+        shown = [_reference(task_type, choice()) for _ in range(int(rng.integers(references + 1)))]
+        prompt = chat.prompt_ids(language.proposer_prompt(task_type, shown))
+        out.append((prompt, chat.response_ids(f"<task>{json.dumps(choice())}</task>")))
     return out
+
+
+def _reference(task_type: str, choice: dict[str, Any]) -> SelfPlayTask:
+    """An earlier choice as the proposer prompt lists it (only its source is shown)."""
+    source = json.dumps(choice, sort_keys=True)
+    return SelfPlayTask(
+        "family", task_type, prompt="", payload={}, canonical=source, shape=source, source=source
+    )

@@ -47,14 +47,20 @@ class CharChat:
 def test_family_warm_start_examples_are_valid_proposals_over_the_level_range() -> None:
     language = make_language("family", allowed=("expression",), space=SPACE)
     examples = family_proposer_examples(language, CharChat(), 200, np.random.default_rng(0), range(1, 5))
-    prompt = language.proposer_prompt("family", [])
-    levels = set()
+    bare = language.proposer_prompt("family", [])
+    levels, shown = set(), set()
     for prompt_ids, response_ids in examples:
-        assert "".join(map(chr, prompt_ids)) == prompt
+        prompt = "".join(map(chr, prompt_ids))
+        # the prompt as self-play writes it: bare, or listing up to 3 earlier choices
+        listed = prompt.removeprefix(bare).removeprefix("Recent choices:\n").splitlines()
+        assert prompt.startswith(bare) and len(listed) <= 3
+        for line in listed:
+            language.build("family", f"<task>{line}</task>")
+        shown.add(len(listed))
         text = "".join(map(chr, response_ids[:-1]))
         language.build("family", text)  # the gate's own parser takes it
         levels.add(json.loads(text.removeprefix("<task>").removesuffix("</task>"))["level"])
-    assert levels == {1, 2, 3, 4}
+    assert levels == {1, 2, 3, 4} and shown == {0, 1, 2, 3}
 
 
 def test_each_step_counts_valid_proposals_by_level() -> None:
