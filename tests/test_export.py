@@ -137,6 +137,43 @@ def test_fingerprint_and_bytes_do_not_depend_on_num_proc(mixture, exported, tmp_
     assert two["train"]._fingerprint == one["train"]._fingerprint
 
 
+# Output fingerprints pinned per config: a change to what an export writes shows up here and is
+# re-pinned consciously (say which and why in the commit), never by accident.
+PINNED = {
+    "dups": (
+        {
+            "seed": 5,
+            "calibration_samples": 0,
+            "chunk_size": 32,
+            "mixture": [{"family": "expression", "level": 1, "counts": {"train": 100, "test": 30}}],
+        },
+        "cd7ca0656856623620951b302a4ae4a3",
+    ),
+    "chat-mix": (
+        {
+            "name": "pin",
+            "seed": 7,
+            "shard_size": 50,
+            "chunk_size": 16,
+            "calibration_samples": 0,
+            "format": "chat",
+            "mixture": [
+                {"family": f, "levels": [2, 3], "counts": {"train": 40, "test": 10, "validation": 5}}
+                for f in ("expression", "long_arithmetic", "chinese_remainder")
+            ],
+        },
+        "5dcbd855bd642cb3ead0a5c4d2ec085d",
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PINNED))
+def test_pinned_fingerprints(name, tmp_path):
+    config, fingerprint = PINNED[name]
+    assert ex.export(config, tmp_path / "one").fingerprint == fingerprint
+    assert ex.export(config, tmp_path / "two", num_proc=2).fingerprint == fingerprint
+
+
 def test_resume_after_a_crash_loses_and_duplicates_nothing(mixture, exported, tmp_path):
     out = tmp_path / "crashy"
     with pytest.raises(SimulatedCrash):
