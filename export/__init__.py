@@ -39,7 +39,7 @@ Output layout (both loaders work)::
     DIR/README.md                  dataset card (mixture table, seeds, calibration, loading snippet)
     DIR/palaestra_export.json      manifest: config, counts, duplicates, shard sha256, fingerprint
     DIR/data/<split>-00000-of-000NN.parquet    -> load_dataset("parquet", data_files=...) / the Hub
-    DIR/dataset_dict.json, DIR/<split>/*.arrow -> datasets.load_from_disk(DIR)
+    DIR/dataset_dict.json, DIR/<split>/*.arrow -> datasets.load_from_disk(DIR), with --arrow-copy only
 """
 
 from __future__ import annotations
@@ -58,7 +58,8 @@ from palaestra.export.config import (
     plan_units,
 )
 from palaestra.export.hub import push_to_hub
-from palaestra.export.jobs import WORKER_DIED, GenerationError, LocalEngine, RayEngine
+from palaestra.export.jobs import START_METHOD, WORKER_DIED, GenerationError, LocalEngine, RayEngine
+from palaestra.export.read import read_split
 from palaestra.export.verify import VerifyReport, verify_dataset
 from palaestra.export.writer import ExportResult, export
 
@@ -74,6 +75,7 @@ __all__ = [
     "MixtureConfig",
     "RayEngine",
     "SPLIT_BITS",
+    "START_METHOD",
     "Unit",
     "VerifyReport",
     "WORKER_DIED",
@@ -82,5 +84,6 @@ __all__ = [
     "export",
     "plan_units",
     "push_to_hub",
+    "read_split",
     "verify_dataset",
 ]

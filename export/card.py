@@ -100,12 +100,16 @@ def dataset_card(manifest: Mapping[str, Any], features_dict: Mapping[str, Any]) 
         "## Loading",
         "",
         "```python",
-        "from datasets import load_dataset, load_from_disk",
+        "from datasets import load_dataset" + (", load_from_disk" if manifest.get("arrow_copy") else ""),
         "",
-        'ds = load_from_disk("path/to/this/folder")            # the folder as exported',
         'ds = load_dataset("parquet", data_files={'
         + ", ".join(f'"{s}": "path/to/this/folder/data/{s}-*.parquet"' for s in splits)
         + "})",
+        *(
+            ['ds = load_from_disk("path/to/this/folder")  # its Arrow copy (--arrow-copy)']
+            if manifest.get("arrow_copy")
+            else []
+        ),
         "```",
         "",
         "Grading a model answer:",

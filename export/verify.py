@@ -114,6 +114,8 @@ def verify_dataset(
                 report.problems.append(f"{shard['file']}: sha256 does not match the manifest")
             arrow = root / split / f"data-{k:05d}-of-{len(shards):05d}.arrow"
             arrow_path = str(arrow) if arrow.is_file() else ""
+            if manifest.get("arrow_copy") and not arrow_path:
+                report.problems.append(f"missing Arrow copy {split}/{arrow.name}")
             jobs.append((str(file), arrow_path, split, rebuild_every, tuple(modules)))
     owner: dict[str, str] = {}
     rows: Counter[str] = Counter()

@@ -69,7 +69,7 @@ def mixture() -> dict:
 @pytest.fixture(scope="module")
 def exported(mixture, tmp_path_factory) -> ex.ExportResult:
     out = tmp_path_factory.mktemp("mix") / "ds"
-    return ex.export(mixture, out, num_proc=2)
+    return ex.export(mixture, out, num_proc=2, arrow_copy=True)
 
 
 def _expected_counts(config: dict) -> dict[str, int]:
@@ -128,7 +128,7 @@ def test_every_row_reverifies_and_rebuilds(exported):
 
 
 def test_fingerprint_and_bytes_do_not_depend_on_num_proc(mixture, exported, tmp_path):
-    single = ex.export(mixture, tmp_path / "one", num_proc=1)
+    single = ex.export(mixture, tmp_path / "one", num_proc=1, arrow_copy=True)
     assert single.fingerprint == exported.fingerprint
     for shard in sorted((exported.path / "data").iterdir()):
         assert shard.read_bytes() == (tmp_path / "one" / "data" / shard.name).read_bytes()
@@ -300,9 +300,31 @@ def test_duplicates_are_dropped_reported_and_regenerated(tmp_path):
 def test_test_split_does_not_change_when_train_grows(tmp_path):
     small = _small(mixture=[{"family": "expression", "level": 4, "counts": {"train": 10, "test": 10}}])
     big = _small(mixture=[{"family": "expression", "level": 4, "counts": {"train": 40, "test": 10}}])
-    a = datasets.load_from_disk(str(ex.export(small, tmp_path / "a").path))
-    b = datasets.load_from_disk(str(ex.export(big, tmp_path / "b").path))
-    assert sorted(a["test"]["id"]) == sorted(b["test"]["id"])
+    a = ex.read_split(ex.export(small, tmp_path / "a").path, "test")
+    b = ex.read_split(ex.export(big, tmp_path / "b").path, "test")
+    assert sorted(r["id"] for r in a) == sorted(r["id"] for r in b)
+
+
+def test_the_arrow_copy_is_written_only_when_asked(tmp_path):
+    """Regression: every export carried a second, Arrow copy of its rows (35 MB beside 4.6 MB of
+    parquet for 20k rows). By default only the parquet shards are written; --arrow-copy adds the
+    copy that datasets.load_from_disk opens, with the same rows and the same fingerprint."""
+    config = _small(mixture=[{"family": "expression", "levels": [2, 3], "counts": {"train": 30, "test": 6}}])
+    plain = ex.export(config, tmp_path / "plain")
+    files = sorted(str(p.relative_to(plain.path)) for p in plain.path.rglob("*") if p.is_file())
+    assert not [f for f in files if f.endswith(".arrow") or f.endswith("state.json")], files
+    assert "load_from_disk" not in (plain.path / "README.md").read_text()
+    with pytest.raises(ValueError, match="without its Arrow copy"):
+        ex.export(config, plain.path, arrow_copy=True)
+    copied = ex.export(config, tmp_path / "copied", arrow_copy=True)
+    assert copied.fingerprint == plain.fingerprint
+    on_disk = datasets.load_from_disk(str(copied.path))
+    for split in ("train", "test"):
+        assert on_disk[split].to_list() == ex.read_split(plain.path, split)
+    assert ex.verify_dataset(plain.path, rebuild_fraction=0).ok
+    assert ex.verify_dataset(copied.path, rebuild_fraction=0).ok
+    next(copied.path.glob("train/*.arrow")).unlink()
+    assert any("missing Arrow copy" in p for p in ex.verify_dataset(copied.path, rebuild_fraction=0).problems)
 
 
 def test_chat_format_has_system_and_user_turns(tmp_path):
@@ -311,8 +333,7 @@ def test_chat_format_has_system_and_user_turns(tmp_path):
         system_prompt="Be exact.",
         mixture=[{"family": "expression", "levels": "2-3", "counts": {"train": 4}}],
     )
-    ds = datasets.load_from_disk(str(ex.export(config, tmp_path / "chat").path))
-    row = ds["train"][0]
+    row = ex.read_split(ex.export(config, tmp_path / "chat").path, "train")[0]
     assert row["prompt"] == [
         {"role": "system", "content": "Be exact."},
         {"role": "user", "content": row_to_task(row).prompt},
@@ -328,10 +349,10 @@ def test_knob_grid_and_yaml_config(tmp_path):
     )
     result = ex.export(path, tmp_path / "grid")
     assert result.counts == {"train": 12}
-    ds = datasets.load_from_disk(str(tmp_path / "grid"))
-    combos = {(json.loads(k)["operands"], json.loads(k)["digits"]) for k in ds["train"]["knobs"]}
+    rows = ex.read_split(tmp_path / "grid", "train")
+    combos = {(json.loads(r["knobs"])["operands"], json.loads(r["knobs"])["digits"]) for r in rows}
     assert combos == {(2, 2), (2, 3), (3, 2), (3, 3)}
-    assert set(ds["train"]["level"]) == {None}
+    assert {r["level"] for r in rows} == {None}
 
 
 # --------------------------------------------------------------------------------------------
@@ -569,17 +590,28 @@ def test_docs_examples_run(index, tmp_path):
 
 
 @pytest.mark.slow
-def test_a_script_without_a_main_guard_fails_clearly_instead_of_hanging(tmp_path):
-    """Regression: docs/export.md saved as a script (num_proc=2, no __main__ guard) hung."""
+@pytest.mark.parametrize("start_method", ["fork", "spawn"])
+def test_a_script_without_a_main_guard_never_hangs(tmp_path, start_method):
+    """Regression: docs/export.md saved as a script (num_proc=2, no __main__ guard) hung. Forked
+    workers (Linux) never import the script, so it just works; spawned ones (macOS, Windows) import
+    it and start the export again: that fails with one clear line naming the guard."""
+    if start_method == "fork" and ex.START_METHOD != "fork":
+        pytest.skip("workers are forked on Linux only")
     script = tmp_path / "unguarded.py"
     script.write_text(
-        "from palaestra.export import export\n"
+        "from palaestra.export import LocalEngine, export\n"
+        "from palaestra.export import writer\n"
+        f"writer.make_engine = lambda engine, n: LocalEngine(n, start_method={start_method!r})\n"
         "config = {'calibration_samples': 0, 'mixture': [{'family': 'expression', 'level': 3, 'counts': {'train': 20}}]}\n"
         f"export(config, {str(tmp_path / 'ds')!r}, num_proc=2)\n"
     )
     done = subprocess.run(
         [sys.executable, str(script)], capture_output=True, text=True, timeout=300, cwd=tmp_path
     )
+    if start_method == "fork":
+        assert done.returncode == 0, done.stderr[-3000:]
+        assert (tmp_path / "ds" / ex.MANIFEST).is_file()
+        return
     assert done.returncode != 0
     # the error is the traceback's last line; multiprocessing's resource tracker (another process)
     # may print its leaked-semaphore warning after it, at a time that depends on the load
@@ -659,3 +691,52 @@ def test_a_full_disk_is_one_clear_line_and_leaves_nothing(tmp_path):
         timeout=600,
     )
     assert ok.returncode == 0, ok.stderr[-2000:]
+
+
+def _worker_pid(_: object) -> int:
+    return os.getpid()
+
+
+def _session_processes(sid: int) -> list[str]:
+    """Every process (zombies too) in session ``sid``, as 'pid state command'."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            stat = (entry / "stat").read_text()
+        except (OSError, ValueError):
+            continue
+        command, fields = stat[stat.index("(") + 1 : stat.rindex(")")], stat[stat.rindex(")") + 2 :].split()
+        if entry.name.isdigit() and int(fields[3]) == sid:  # fields: state ppid pgrp session ...
+            found.append(f"{entry.name} {fields[0]} {command}")
+    return found
+
+
+def test_workers_are_reaped_when_the_engine_closes():
+    """Regression: --num-proc 2 left its fork server, a resource tracker and zombie workers behind."""
+    with ex.LocalEngine(num_proc=2) as engine:
+        pids = set(engine.imap(_worker_pid, range(8)))
+    assert len(pids) == 2 and os.getpid() not in pids
+    assert not [pid for pid in pids if Path(f"/proc/{pid}").exists()], "a worker outlived the engine"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_no_process_outlives_the_export_command(tmp_path):
+    """Every process `palaestra export --num-proc 2` starts is gone (not even a zombie) the moment
+    the command has exited: its workers are its own children and it waits for them."""
+    config = tmp_path / "mix.json"
+    config.write_text(
+        json.dumps(_small(mixture=[{"family": "expression", "levels": [2, 3], "counts": {"train": 80}}]))
+    )
+    cmd = [
+        sys.executable,
+        "-m",
+        "palaestra.cli",
+        "export",
+        "--config",
+        str(config),
+        "--out",
+        str(tmp_path / "o"),
+    ]
+    proc = subprocess.Popen([*cmd, "--num-proc", "2", "--quiet"], start_new_session=True)
+    assert proc.wait(timeout=300) == 0
+    assert _session_processes(proc.pid) == []
