@@ -20,7 +20,12 @@ How the export stays honest:
 
 * **Seeds** -- candidate ``i`` of a cell in split number ``s`` gets the task seed
   ``s * 2**58 + h`` where ``h < 2**58`` is drawn from ``SeedSequence((base seed, version, cell,
-  i))``: splits use disjoint seed ranges by construction, and any row is reachable by index.
+  i[, draw]))``: splits use disjoint seed ranges by construction, and any row is reachable by index.
+* **One split** -- a training split (``train``, ``train_*``) holds only content on the training
+  side of palaestra's one train/held-out split (:func:`palaestra.rows.is_test_content`, by family
+  and prompt), every other split only held-out content: a candidate whose content lies on the
+  other side is redrawn from the next seed of its own stream, deterministically. Trainers and the
+  self-play loop hold out the same problems that an export's test split holds.
 * **Deduplication** -- a task's key is ``family/canonical_hash`` (``task.id`` when the family has no
   canonical form). Cells are visited in a fixed order (split priority, entry, cell); a candidate is
   kept only if no earlier kept row has its key, so no task appears twice in a split or in two
@@ -52,9 +57,11 @@ from palaestra.export.config import (
     MANIFEST,
     MAX_SPLITS,
     SPLIT_BITS,
+    SPLIT_REDRAWS,
     Cell,
     MixtureConfig,
     Unit,
+    is_training_split,
     plan_units,
 )
 from palaestra.export.hub import push_to_hub
@@ -75,6 +82,7 @@ __all__ = [
     "MixtureConfig",
     "RayEngine",
     "SPLIT_BITS",
+    "SPLIT_REDRAWS",
     "START_METHOD",
     "Unit",
     "VerifyReport",
@@ -82,6 +90,7 @@ __all__ = [
     "add_cli",
     "dataset_card",
     "export",
+    "is_training_split",
     "plan_units",
     "push_to_hub",
     "read_split",

@@ -16,9 +16,12 @@ from typing import Any
 import numpy as np
 
 import palaestra
-from palaestra.core import GenerationError  # a generator that failed is reported as one line by the CLI
-from palaestra.export.config import Unit
-from palaestra.rows import dedup_key, task_to_row
+from palaestra.core import (
+    GenerationError,  # a generator that failed is reported as one line by the CLI
+    Task,
+)
+from palaestra.export.config import SPLIT_REDRAWS, Unit
+from palaestra.rows import dedup_key, is_test_content, task_to_row
 
 
 @dataclass(frozen=True)
@@ -43,19 +46,34 @@ def run_chunk(job: ChunkJob) -> tuple[int, int, list[str]]:
     import pyarrow as pa
 
     import_families(job.modules)
-    cell = job.unit.cell
     rows, keys = [], []
     for i in range(job.start, job.stop):
-        seed = job.unit.seed(i)
-        try:
-            task = palaestra.make_task(cell.family, seed=seed, level=cell.level, **cell.knobs)
-        except Exception as exc:  # a generator bug: deterministic, so a rerun would fail the same way
-            raise GenerationError(f"{cell.label()} seed {seed}: the generator failed: {exc!r}") from exc
+        task = _candidate(job.unit, i)
         rows.append(task_to_row(task, job.unit.split, job.system_prompt))
         keys.append(dedup_key(task))
     table = pa.Table.from_pylist(rows, schema=job.schema).append_column("_key", pa.array(keys, pa.string()))
     _atomic_write(job.path, lambda tmp: _write_ipc_file(tmp, table))
     return job.unit.index, job.start, keys
+
+
+def _candidate(unit: Unit, i: int) -> Task:
+    """Candidate ``i`` of a unit: the first of its draws whose content lies on its split's side of
+    palaestra's one split (:func:`palaestra.rows.is_test_content`), so that no held-out problem
+    reaches a training split and no training problem a held-out one."""
+    cell = unit.cell
+    for draw in range(SPLIT_REDRAWS):
+        seed = unit.seed(i, draw)
+        try:
+            task = palaestra.make_task(cell.family, seed=seed, level=cell.level, **cell.knobs)
+        except Exception as exc:  # a generator bug: deterministic, so a rerun would fail the same way
+            raise GenerationError(f"{cell.label()} seed {seed}: the generator failed: {exc!r}") from exc
+        if is_test_content(task) == unit.heldout:
+            return task
+    side = "held-out" if unit.heldout else "training"
+    raise GenerationError(
+        f"{cell.label()} ({unit.split}): no {side}-side task in {SPLIT_REDRAWS} seeds: this "
+        f"family-level's content lies on the other side of palaestra's train/held-out split"
+    )
 
 
 def read_keys(path: str) -> list[str]:

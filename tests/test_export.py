@@ -16,7 +16,7 @@ import palaestra
 from palaestra import export as ex
 from palaestra.cli import main
 from palaestra.export.jobs import SimulatedCrash
-from palaestra.rows import dedup_key, row_to_task
+from palaestra.rows import dedup_key, is_test_content, row_to_task
 
 datasets = pytest.importorskip("datasets", reason="the `datasets` extra is not installed")
 pytest.importorskip("pyarrow", reason="the `datasets` extra is not installed")
@@ -138,7 +138,8 @@ def test_fingerprint_and_bytes_do_not_depend_on_num_proc(mixture, exported, tmp_
 
 
 # Output fingerprints pinned per config: a change to what an export writes shows up here and is
-# re-pinned consciously (say which and why in the commit), never by accident.
+# re-pinned consciously (say which and why in the commit), never by accident. Re-pinned once: export
+# format 3 draws every split from its own side of palaestra's one content split (issue 25).
 PINNED = {
     "dups": (
         {
@@ -147,7 +148,7 @@ PINNED = {
             "chunk_size": 32,
             "mixture": [{"family": "expression", "level": 1, "counts": {"train": 100, "test": 30}}],
         },
-        "cd7ca0656856623620951b302a4ae4a3",
+        "13be55a51a109e98d73707143c79b3b0",
     ),
     "chat-mix": (
         {
@@ -162,7 +163,7 @@ PINNED = {
                 for f in ("expression", "long_arithmetic", "chinese_remainder")
             ],
         },
-        "5dcbd855bd642cb3ead0a5c4d2ec085d",
+        "d8d70590049f28cf389d99963cdb3a33",
     ),
 }
 
@@ -287,14 +288,69 @@ def _small(**extra) -> dict:
 
 def test_duplicates_are_dropped_reported_and_regenerated(tmp_path):
     # expression level 1 has only ~160 distinct tasks: 130 of them in two splits forces collisions.
+    # Its test and train splits draw from disjoint sides of the content split, so identical
+    # problems collide within a split only (families with symmetries can still collide across).
     config = _small(mixture=[{"family": "expression", "level": 1, "counts": {"train": 100, "test": 30}}])
     result = ex.export(config, tmp_path / "dups")
     assert result.counts == {"test": 30, "train": 100}
     dropped = result.duplicates
-    assert dropped["train"]["within_split"] > 0 and dropped["train"]["across_splits"] > 0
+    assert dropped["train"]["within_split"] > 0 and dropped["test"]["within_split"] > 0
+    assert dropped["train"]["across_splits"] == dropped["test"]["across_splits"] == 0
     manifest = json.loads((tmp_path / "dups" / ex.MANIFEST).read_text())
     assert manifest["duplicates_dropped"] == dropped
     assert ex.verify_dataset(tmp_path / "dups", rebuild_fraction=0).ok
+
+
+def test_every_split_holds_content_of_its_own_side_only(tmp_path):
+    """Issue 25: an export's test and validation splits hold only held-out content and its train
+    splits only training-side content, by the one split every trainer and the self-play loop use
+    (before, 80% of an export's test tasks were on the loop's training side)."""
+    counts = {"train": 60, "train_sft": 20, "test": 20, "validation": 10}
+    config = _small(
+        mixture=[{"family": f, "levels": [2, 4], "counts": counts} for f in ("expression", "sudoku")]
+    )
+    out = ex.export(config, tmp_path / "sides", num_proc=2).path
+    for split in counts:
+        rows = ex.read_split(out, split)
+        assert len(rows) == 4 * counts[split]
+        sides = {is_test_content(row_to_task(r)) for r in rows}
+        assert sides == {not ex.is_training_split(split)}, split
+    assert ex.verify_dataset(out, rebuild_fraction=0.2).ok
+
+
+def test_verify_dataset_reports_content_on_the_wrong_side(tmp_path, monkeypatch):
+    """A format-3 export whose rows ignore the split (as every export before format 3 did) fails
+    verification with one problem per wrong-side row."""
+    import palaestra.export.jobs as jobs
+
+    def cell_task(unit, i):  # draw 0 of every candidate, whichever side its content is on
+        return palaestra.make_task(unit.cell.family, seed=unit.seed(i), level=unit.cell.level)
+
+    monkeypatch.setattr(jobs, "_candidate", cell_task)
+    config = _small(mixture=[{"family": "expression", "level": 4, "counts": {"train": 40, "test": 40}}])
+    out = ex.export(config, tmp_path / "leaky").path
+    wrong = [
+        r
+        for s in ("train", "test")
+        for r in ex.read_split(out, s)
+        if is_test_content(row_to_task(r)) != (s == "test")
+    ]
+    problems = [
+        p for p in ex.verify_dataset(out, rebuild_fraction=0).problems if "palaestra's one split" in p
+    ]
+    assert wrong and len(problems) == len(wrong)
+
+
+def test_a_level_without_content_on_a_side_is_one_clear_error(tmp_path, monkeypatch):
+    import palaestra.export.jobs as jobs
+
+    monkeypatch.setattr(jobs, "is_test_content", lambda task: False)  # every problem trains
+    config = _small(mixture=[{"family": "expression", "level": 2, "counts": {"train": 2, "test": 1}}])
+    with pytest.raises(
+        ex.GenerationError, match=r"expression level 2 \(test\): no held-out-side task in 256 seeds"
+    ):
+        ex.export(config, tmp_path / "none")
+    _assert_nothing_left(tmp_path / "none")
 
 
 def test_test_split_does_not_change_when_train_grows(tmp_path):
