@@ -796,3 +796,38 @@ def test_no_process_outlives_the_export_command(tmp_path):
     proc = subprocess.Popen([*cmd, "--num-proc", "2", "--quiet"], start_new_session=True)
     assert proc.wait(timeout=300) == 0
     assert _session_processes(proc.pid) == []
+
+
+def _state(pid: int) -> str:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return "gone"
+    return stat[stat.rindex(")") + 2 :].split()[0]
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_workers_exit_when_their_parent_is_killed(tmp_path):
+    """A SIGKILLed export cannot stop its workers: they notice the parent is gone and exit
+    instead of waiting forever on a pipe nobody writes."""
+    script = tmp_path / "hold.py"
+    script.write_text(
+        "import os, sys, time\n"
+        "from palaestra.export import LocalEngine\n"
+        "def pid(_):\n    return os.getpid()\n"
+        "if __name__ == '__main__':\n"
+        "    with LocalEngine(num_proc=2) as engine:\n"
+        "        print(*set(engine.imap(pid, range(6))), flush=True)\n"
+        "        time.sleep(600)\n"
+    )
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    try:
+        workers = [int(p) for p in proc.stdout.readline().split()]
+        assert len(workers) == 2 and all(_state(p) not in ("gone", "Z") for p in workers)
+    finally:
+        proc.kill()
+        proc.wait()
+    deadline = time.monotonic() + 60  # a liveness bound, not a speed claim: they check every second
+    while time.monotonic() < deadline and any(_state(p) not in ("gone", "Z") for p in workers):
+        time.sleep(0.1)
+    assert all(_state(p) in ("gone", "Z") for p in workers), [_state(p) for p in workers]
