@@ -18,7 +18,13 @@ rest of the machine; the load average is recorded beside every run. For each run
 - the output size and the fingerprint (it must be the same for every run).
 
 The result that matters is ``wall_ratio_2_vs_1`` (median over pairs of one process's wall time over
-two processes'); on a machine shared with other work it understates what an idle machine gives.
+two processes'), measured on an idle machine. On a busy one it says little: Linux's scheduler
+autogroup (``/proc/sys/kernel/sched_autogroup_enabled``) shares the CPU between sessions, not
+processes, so while other sessions keep the cores busy an export gets the same share with 2
+workers as with 1, and the ratio sinks towards 1 or below whatever the exporter does. Then the
+CPU figures are the evidence: ``cpu_ratio_2_vs_1`` (the cost of parallelism) and
+``estimated_idle_ratio_2_vs_1`` (one process's CPU over the 2-process run's critical path, the
+parent's CPU plus its busiest worker's: an estimate, labelled as such).
 Results go to ``benchmarks/results/export.json``.
 """
 

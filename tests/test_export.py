@@ -315,7 +315,7 @@ def test_every_split_holds_content_of_its_own_side_only(tmp_path):
         assert len(rows) == 4 * counts[split]
         sides = {is_test_content(row_to_task(r)) for r in rows}
         assert sides == {not ex.is_training_split(split)}, split
-    assert ex.verify_dataset(out, rebuild_fraction=0.2).ok
+    assert ex.verify_dataset(out, rebuild_fraction=0.2, num_proc=2).ok
 
 
 def test_verify_dataset_reports_content_on_the_wrong_side(tmp_path, monkeypatch):
