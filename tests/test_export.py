@@ -236,6 +236,7 @@ def test_dataset_card(mixture, exported):
     assert "load_from_disk" in card and 'load_dataset("parquet"' in card
     assert exported.fingerprint in card and "base seed 11" in card
     assert "## Calibration" in card and "weak reference solver" in card
+    assert "`palaestra.rows.is_test_content`" in card
 
 
 def test_dataset_card_has_hub_metadata(exported):
