@@ -20,7 +20,12 @@ How the export stays honest:
 
 * **Seeds** -- candidate ``i`` of a cell in split number ``s`` gets the task seed
   ``s * 2**58 + h`` where ``h < 2**58`` is drawn from ``SeedSequence((base seed, version, cell,
-  i))``: splits use disjoint seed ranges by construction, and any row is reachable by index.
+  i[, draw]))``: splits use disjoint seed ranges by construction, and any row is reachable by index.
+* **One split** -- a training split (``train``, ``train_*``) holds only content on the training
+  side of palaestra's one train/held-out split (:func:`palaestra.rows.is_test_content`, by family
+  and prompt), every other split only held-out content: a candidate whose content lies on the
+  other side is redrawn from the next seed of its own stream, deterministically. Trainers and the
+  self-play loop hold out the same problems that an export's test split holds.
 * **Deduplication** -- a task's key is ``family/canonical_hash`` (``task.id`` when the family has no
   canonical form). Cells are visited in a fixed order (split priority, entry, cell); a candidate is
   kept only if no earlier kept row has its key, so no task appears twice in a split or in two
@@ -39,7 +44,7 @@ Output layout (both loaders work)::
     DIR/README.md                  dataset card (mixture table, seeds, calibration, loading snippet)
     DIR/palaestra_export.json      manifest: config, counts, duplicates, shard sha256, fingerprint
     DIR/data/<split>-00000-of-000NN.parquet    -> load_dataset("parquet", data_files=...) / the Hub
-    DIR/dataset_dict.json, DIR/<split>/*.arrow -> datasets.load_from_disk(DIR)
+    DIR/dataset_dict.json, DIR/<split>/*.arrow -> datasets.load_from_disk(DIR), with --arrow-copy only
 """
 
 from __future__ import annotations
@@ -52,13 +57,16 @@ from palaestra.export.config import (
     MANIFEST,
     MAX_SPLITS,
     SPLIT_BITS,
+    SPLIT_REDRAWS,
     Cell,
     MixtureConfig,
     Unit,
+    is_training_split,
     plan_units,
 )
 from palaestra.export.hub import push_to_hub
-from palaestra.export.jobs import WORKER_DIED, GenerationError, LocalEngine, RayEngine
+from palaestra.export.jobs import START_METHOD, WORKER_DIED, GenerationError, LocalEngine, RayEngine
+from palaestra.export.read import read_split
 from palaestra.export.verify import VerifyReport, verify_dataset
 from palaestra.export.writer import ExportResult, export
 
@@ -74,13 +82,17 @@ __all__ = [
     "MixtureConfig",
     "RayEngine",
     "SPLIT_BITS",
+    "SPLIT_REDRAWS",
+    "START_METHOD",
     "Unit",
     "VerifyReport",
     "WORKER_DIED",
     "add_cli",
     "dataset_card",
     "export",
+    "is_training_split",
     "plan_units",
     "push_to_hub",
+    "read_split",
     "verify_dataset",
 ]

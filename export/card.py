@@ -50,7 +50,14 @@ def dataset_card(manifest: Mapping[str, Any], features_dict: Mapping[str, Any]) 
         lines.append(
             f"| {s} | {manifest['counts'][s]} | {d.get('within_split', 0)} | {d.get('across_splits', 0)} |"
         )
-    lines += ["", "No task (by its family's canonical hash) appears twice in a split or in two splits.", ""]
+    lines += ["", "No task (by its family's canonical hash) appears twice in a split or in two splits."]
+    if manifest.get("format_version", 1) >= 3:
+        lines.append(
+            "Splits named `train*` hold only problems on the training side of palaestra's one "
+            "train/held-out split (`palaestra.rows.is_test_content`, by family and prompt); every "
+            "other split holds only held-out problems, the ones palaestra's trainers never train on."
+        )
+    lines.append("")
     lines += ["## Mixture", "", "| family | version | level | knobs | " + " | ".join(splits) + " |"]
     lines.append("|---|---:|---:|---|" + "---:|" * len(splits))
     grouped: dict[tuple[str, Any, str], dict[str, int]] = defaultdict(dict)
@@ -100,12 +107,16 @@ def dataset_card(manifest: Mapping[str, Any], features_dict: Mapping[str, Any]) 
         "## Loading",
         "",
         "```python",
-        "from datasets import load_dataset, load_from_disk",
+        "from datasets import load_dataset" + (", load_from_disk" if manifest.get("arrow_copy") else ""),
         "",
-        'ds = load_from_disk("path/to/this/folder")            # the folder as exported',
         'ds = load_dataset("parquet", data_files={'
         + ", ".join(f'"{s}": "path/to/this/folder/data/{s}-*.parquet"' for s in splits)
         + "})",
+        *(
+            ['ds = load_from_disk("path/to/this/folder")  # its Arrow copy (--arrow-copy)']
+            if manifest.get("arrow_copy")
+            else []
+        ),
         "```",
         "",
         "Grading a model answer:",

@@ -24,13 +24,27 @@ from palaestra.core import canonical_json, content_hash
 MANIFEST = "palaestra_export.json"
 
 
-FORMAT_VERSION = 2  # 2: conversational `prompt`, `extra_info.task`, trainer columns, palaestra_version
+FORMAT_VERSION = 3  # 2: conversational `prompt`, `extra_info.task`, trainer columns, palaestra_version;
+# 3: splits follow palaestra's one content split (training splits hold training-side content only)
 
 
 SPLIT_BITS = 58  # split s owns task seeds [s * 2**58, (s + 1) * 2**58)
 
 
 MAX_SPLITS = 16
+
+
+# Seeds a candidate tries before its cell counts as having no content on its split's side. A
+# held-out split keeps about one draw in five (TEST_SHARE = 0.2): 256 misses in a row happen by
+# chance with probability 0.8**256 ~ 1e-25, so a miss means the family-level's content is all on
+# the other side.
+SPLIT_REDRAWS = 256
+
+
+def is_training_split(name: str) -> bool:
+    """Whether a split trains (``train``, ``train_sft``, ...): it gets only training-side content,
+    and every other split (``test``, ``validation``, ...) only held-out content."""
+    return name.startswith("train")
 
 
 DEFAULT_SYSTEM_PROMPT = "Solve the task. Give your final answer in exactly the format the task asks for."
@@ -297,9 +311,16 @@ class Unit:
     first: int  # candidates drawn in the first round: the count and a small margin for duplicates
     chunk: int  # largest chunk (the config's chunk_size)
 
-    def seed(self, i: int) -> int:
-        """Task seed of candidate ``i``: inside this split's disjoint range."""
-        words = np.random.SeedSequence([*self.stream, i]).generate_state(2, np.uint32)
+    @property
+    def heldout(self) -> bool:
+        """Whether this unit's split holds held-out content (see :func:`is_training_split`)."""
+        return not is_training_split(self.split)
+
+    def seed(self, i: int, draw: int = 0) -> int:
+        """Task seed of candidate ``i`` (its ``draw``-th try at content on its split's side):
+        inside this split's disjoint range. Draw 0 is the seed the candidate always had."""
+        entropy = [*self.stream, i] if draw == 0 else [*self.stream, i, draw]
+        words = np.random.SeedSequence(entropy).generate_state(2, np.uint32)
         low = (int(words[0]) | int(words[1]) << 32) & ((1 << SPLIT_BITS) - 1)
         return (self.split_index << SPLIT_BITS) | low
 

@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 from palaestra.export.config import MANIFEST
+from palaestra.export.read import read_split
 from palaestra.rows import row_to_task
 
 UTILS = '''"""lm-evaluation-harness hooks written by `palaestra export --format lm-eval`."""
@@ -56,17 +57,13 @@ def task_name(export_name: str) -> str:
 
 def write_lm_eval_task(export_dir: Path, split: str = "test") -> tuple[Path, str]:
     """Write the task folder for ``split`` of the export at ``export_dir``; returns it and the task name."""
-    import datasets
-
     export_name = json.loads((export_dir / MANIFEST).read_text())["name"]
-    dataset = datasets.load_from_disk(str(export_dir))
-    if split not in dataset:
-        raise ValueError(f"the export has no {split!r} split (splits: {', '.join(dataset)})")
+    rows = read_split(export_dir, split)
     folder = export_dir / "lm_eval"
     folder.mkdir(exist_ok=True)
     data_file = folder / f"{split}.jsonl"
     with data_file.open("w") as out:
-        for row in dataset[split]:
+        for row in rows:
             task = row_to_task(row)
             out.write(
                 json.dumps({"prompt": task.prompt, "answer": row["answer"], "task": task.to_json()}) + "\n"

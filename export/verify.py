@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import palaestra
-from palaestra.export.config import MANIFEST
+from palaestra.export.config import MANIFEST, is_training_split
 from palaestra.export.jobs import LocalEngine, import_families, progress_bar, sha256
-from palaestra.rows import dedup_key, row_to_task
+from palaestra.rows import dedup_key, is_test_content, row_to_task
 
 
 @dataclass
@@ -30,12 +30,12 @@ class VerifyReport:
 
 
 def _verify_shard(
-    job: tuple[str, str, str, int, tuple[str, ...]],
+    job: tuple[str, str, str, int, tuple[str, ...], bool],
 ) -> tuple[str, int, int, int, list[str], list[str]]:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    path, arrow_path, split, rebuild_every, modules = job
+    path, arrow_path, split, rebuild_every, modules, check_side = job
     import_families(modules)
     table = pq.read_table(path)
     problems: list[str] = []
@@ -56,6 +56,9 @@ def _verify_shard(
             problems.append(f"{where}: not a valid task row: {exc}")
             continue
         keys.append(dedup_key(task))
+        if check_side and is_test_content(task) == is_training_split(split):
+            side = "held-out" if is_training_split(split) else "training-side"
+            problems.append(f"{where}: {side} content in split {split!r} (palaestra's one split)")
         verdict = palaestra.verify(task, spec.impl.reference_response(task))
         if verdict.correct:
             verified += 1
@@ -114,7 +117,11 @@ def verify_dataset(
                 report.problems.append(f"{shard['file']}: sha256 does not match the manifest")
             arrow = root / split / f"data-{k:05d}-of-{len(shards):05d}.arrow"
             arrow_path = str(arrow) if arrow.is_file() else ""
-            jobs.append((str(file), arrow_path, split, rebuild_every, tuple(modules)))
+            if manifest.get("arrow_copy") and not arrow_path:
+                report.problems.append(f"missing Arrow copy {split}/{arrow.name}")
+            # format 3 on: every split holds content of its own side only
+            check_side = manifest.get("format_version", 1) >= 3
+            jobs.append((str(file), arrow_path, split, rebuild_every, tuple(modules), check_side))
     owner: dict[str, str] = {}
     rows: Counter[str] = Counter()
     progress = sys.stderr.isatty() if progress is None else progress

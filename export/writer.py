@@ -60,12 +60,15 @@ def export(
     engine: str = "local",
     overwrite: bool = False,
     progress: bool | None = None,
+    arrow_copy: bool = False,
     _crash_after: tuple[str, int] | None = None,
 ) -> ExportResult:
     """Generate the mixture into ``out`` (see the module docstring); returns what was written.
 
     Reruns after a crash resume from the chunks and shards already on disk. Configuration
     mistakes and impossible counts raise ``ValueError`` before anything is published.
+    ``arrow_copy`` also writes every split as Arrow files beside the parquet shards, so that
+    ``datasets.load_from_disk`` opens the folder (the same rows again: about 8x the parquet's size).
     """
     if not isinstance(config, MixtureConfig):
         if isinstance(config, (str, os.PathLike)):
@@ -77,13 +80,13 @@ def export(
     out = Path(out).absolute()
     progress = sys.stderr.isatty() if progress is None else progress
     fingerprint = config.fingerprint()
-    done = _existing_export(out, fingerprint, overwrite)
+    done = _existing_export(out, fingerprint, overwrite, arrow_copy)
     if done is not None:
         return done
     work = _prepare_workdir(out, fingerprint)
     try:
         with make_engine(engine, num_proc) as runner:
-            result = _run(config, out, work, runner, progress, _crash_after)
+            result = _run(config, out, work, runner, progress, arrow_copy, _crash_after)
     except ValueError:
         shutil.rmtree(work, ignore_errors=True)  # a config that cannot succeed leaves nothing behind
         raise
@@ -105,13 +108,18 @@ def _disk_full(exc: OSError) -> bool:
     return exc.errno == errno.ENOSPC or "No space left on device" in str(exc)
 
 
-def _existing_export(out: Path, fingerprint: str, overwrite: bool) -> ExportResult | None:
+def _existing_export(out: Path, fingerprint: str, overwrite: bool, arrow_copy: bool) -> ExportResult | None:
     if not out.exists():
         return None
     manifest = out / MANIFEST
     if manifest.is_file() and not overwrite:
         data = json.loads(manifest.read_text())
         if data.get("config_fingerprint") == fingerprint:
+            if arrow_copy and not (out / "dataset_dict.json").is_file():
+                raise ValueError(
+                    f"{out} holds this export without its Arrow copy; pass --overwrite with --arrow-copy "
+                    "to write it again with one (or load its parquet shards)"
+                )
             return _result_from_manifest(out, data, already_complete=True)
         raise ValueError(f"{out} holds a different palaestra export; pass --overwrite to replace it")
     if not overwrite and (not out.is_dir() or any(out.iterdir())):
@@ -142,6 +150,7 @@ def _run(
     work: Path,
     runner: LocalEngine | RayEngine,
     progress: bool,
+    arrow_copy: bool,
     crash_after: tuple[str, int] | None,
 ) -> ExportResult:
     chat = config.format == "chat"
@@ -170,6 +179,8 @@ def _run(
             else:
                 system = config.system_prompt if chat else None
                 jobs.append(ChunkJob(unit, start, stop, path, system, chunk_schema, modules))
+        # Largest chunks first: the small ones fill the workers' tail (the order never changes the output).
+        jobs.sort(key=lambda job: job.start - job.stop)
         for index, start, keys in progress_bar(runner.imap(run_chunk, jobs), len(jobs), "generate", progress):
             keys_of[(index, start)] = keys
             finished.tick("generate")
@@ -182,7 +193,10 @@ def _run(
     jobs2 = []
     for split, rows in layout.items():
         n_shards = max(1, math.ceil(len(rows) / config.shard_size))
-        (staging / split).mkdir(exist_ok=True)
+        if arrow_copy:
+            (staging / split).mkdir(exist_ok=True)
+        else:  # a copy an earlier (crashed) run with arrow_copy staged is not published
+            shutil.rmtree(staging / split, ignore_errors=True)
         for k in range(n_shards):
             name = f"{split}-{k:05d}-of-{n_shards:05d}"
             part = rows[k * config.shard_size : (k + 1) * config.shard_size]
@@ -191,7 +205,9 @@ def _run(
                     split=split,
                     name=name,
                     parquet_path=str(staging / "data" / f"{name}.parquet"),
-                    arrow_path=str(staging / split / f"data-{k:05d}-of-{n_shards:05d}.arrow"),
+                    arrow_path=str(staging / split / f"data-{k:05d}-of-{n_shards:05d}.arrow")
+                    if arrow_copy
+                    else "",
                     rows=tuple(part),
                     schema=chunk_schema,
                 )
@@ -215,7 +231,7 @@ def _run(
         shards=shards,
     )
     calibration = _calibration(config, units, accepted, work, runner)
-    _write_metadata(staging, config, units, result, feats, calibration)
+    _write_metadata(staging, config, units, result, feats, calibration, arrow_copy)
     return result
 
 
@@ -341,26 +357,12 @@ def _write_metadata(
     result: ExportResult,
     feats: Any,
     calibration: Mapping[str, Mapping[str, Any]],
+    arrow_copy: bool,
 ) -> None:
     splits = list(result.counts)
     features_dict = feats.to_dict()
-    (staging / "dataset_dict.json").write_text(json.dumps({"splits": splits}))
-    for split in splits:
-        names = [Path(s["file"]).name for s in result.shards[split]]
-        arrow = [f"data-{k:05d}-of-{len(names):05d}.arrow" for k in range(len(names))]
-        split_fp = content_hash([s["sha256"] for s in result.shards[split]])
-        state = {
-            "_data_files": [{"filename": a} for a in arrow],
-            "_fingerprint": split_fp,
-            "_format_columns": None,
-            "_format_kwargs": {},
-            "_format_type": None,
-            "_output_all_columns": False,
-            "_split": split,
-        }
-        (staging / split / "state.json").write_text(json.dumps(state, indent=2))
-        info = {"description": f"palaestra export {config.name}", "features": features_dict}
-        (staging / split / "dataset_info.json").write_text(json.dumps(info, indent=2))
+    if arrow_copy:
+        _write_arrow_metadata(staging, config, result, features_dict)
     families = sorted({u.cell.family for u in units})
     manifest = {
         "format_version": FORMAT_VERSION,
@@ -388,11 +390,35 @@ def _write_metadata(
             for u in units
         ],
         "shards": result.shards,
+        "arrow_copy": arrow_copy,
         "calibration": calibration,
     }
     (staging / "README.md").write_text(dataset_card(manifest, features_dict))
     # The manifest is written last: its presence marks the folder as a finished export.
     (staging / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True))
+
+
+def _write_arrow_metadata(
+    staging: Path, config: MixtureConfig, result: ExportResult, features_dict: Mapping[str, Any]
+) -> None:
+    """The files beside the Arrow copy that make the folder a ``datasets.load_from_disk`` DatasetDict."""
+    (staging / "dataset_dict.json").write_text(json.dumps({"splits": list(result.counts)}))
+    for split in result.counts:
+        names = [Path(s["file"]).name for s in result.shards[split]]
+        arrow = [f"data-{k:05d}-of-{len(names):05d}.arrow" for k in range(len(names))]
+        split_fp = content_hash([s["sha256"] for s in result.shards[split]])
+        state = {
+            "_data_files": [{"filename": a} for a in arrow],
+            "_fingerprint": split_fp,
+            "_format_columns": None,
+            "_format_kwargs": {},
+            "_format_type": None,
+            "_output_all_columns": False,
+            "_split": split,
+        }
+        (staging / split / "state.json").write_text(json.dumps(state, indent=2))
+        info = {"description": f"palaestra export {config.name}", "features": features_dict}
+        (staging / split / "dataset_info.json").write_text(json.dumps(info, indent=2))
 
 
 def _result_from_manifest(out: Path, data: Mapping[str, Any], already_complete: bool) -> ExportResult:

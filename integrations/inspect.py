@@ -43,10 +43,9 @@ def _samples(tasks: Sequence[PalaestraTask]) -> list[Sample]:
 
 
 def _export_tasks(folder: Path, split: str) -> list[PalaestraTask]:
-    import datasets
+    from palaestra.export import read_split
 
-    rows = datasets.load_from_disk(str(folder))[split]
-    return [row_to_task(row) for row in rows]
+    return [row_to_task(row) for row in read_split(folder, split)]
 
 
 def _held_out_tasks(families: Sequence[str], n: int, level: int | None, seed: int) -> list[PalaestraTask]:

@@ -1,11 +1,13 @@
-"""One train/test split everywhere (issue 25): 100,000 tasks drawn through every mode that trains
-on catalog problems (the GRPO loop and SFT, the expression and family self-play languages, the
-self-play catalog mix, TRL rows) and not one of them is held-out content.
+"""One train/test split everywhere (issue 25): over 100,000 tasks drawn through every mode that
+trains on catalog problems (the GRPO loop and SFT, the expression and family self-play languages,
+the self-play catalog mix, TRL rows, `palaestra export` train splits) and not one of them is
+held-out content; an export's test split is held-out content only.
 
 Before: the family language and the catalog mix had no held-out check (524 of 2,000 built
 `expression` level-1 tasks were held out), and TRL's split (1/16 by another hash) put 80% of its
 test tasks on the loop's training side. The arith and python languages pose their own programs,
-not catalog problems, so no catalog held-out problem can reach them.
+not catalog problems, so no catalog held-out problem can reach them. Exports drew their splits
+from seed ranges: about 80% of an export's test rows were training content for every other mode.
 """
 
 from __future__ import annotations
@@ -22,12 +24,14 @@ from palaestra.agents.sft import sft_examples
 from palaestra.agents.tasks import TaskSpace
 from palaestra.agents.teacher import Teacher
 from palaestra.core import Task
+from palaestra.export import export, read_split
 from palaestra.integrations.trl import split_of, task_rows
 from palaestra.rows import TEST_SHARE, is_test_content, row_to_task
 
 FAMILIES = ("expression", "long_arithmetic", "chinese_remainder")
 SPACE = TaskSpace(FAMILIES, {"expression": {"operands": 3, "digits": 1}}, heldout_share=0.2)
-PER_MODE = 20_000  # five modes: 100,000 tasks
+# five draws of PER_MODE (GRPO + SFT, expression, family + catalog mix, TRL, export): 100,000 tasks
+PER_MODE = 20_000
 
 
 class CharChat:
@@ -100,3 +104,16 @@ def test_trl_rows_use_the_same_split():
     test = [row_to_task(r) for r in task_rows(["expression"], 50, level=3, split="test")]
     assert all(split_of(t) == "test" and SPACE.is_heldout(t) for t in test)  # TRL test = loop held-out
     assert TEST_SHARE == SPACE.heldout_share  # at the defaults the two sides are the same sets
+
+
+def test_export_splits_use_the_same_split(tmp_path):
+    families = ("expression", "long_arithmetic", "chinese_remainder")
+    per_cell = {"train": PER_MODE // 9, "test": PER_MODE // 9 // 8}  # 3 families x 3 levels
+    mixture = [{"family": f, "levels": [3, 4, 5], "counts": per_cell} for f in families]
+    out = export({"seed": 25, "calibration_samples": 0, "mixture": mixture}, tmp_path / "ds", num_proc=2).path
+    train = [row_to_task(r) for r in read_split(out, "train")]
+    test = [row_to_task(r) for r in read_split(out, "test")]
+    assert len(train) == 9 * per_cell["train"] and len(test) == 9 * per_cell["test"]
+    assert len(train) + len(test) >= PER_MODE
+    assert not any(SPACE.is_heldout(t) for t in train)  # the loop's held-out set never trains
+    assert all(SPACE.is_heldout(t) and split_of(t) == "test" for t in test)  # = the loop's and TRL's

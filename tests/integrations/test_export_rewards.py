@@ -30,7 +30,7 @@ def exported_train_rows(folder, families: list[str], levels: list[int], count: i
     mixture = [{"family": f, "levels": levels, "counts": {"train": count}} for f in families]
     config = {"name": "rewards", "seed": seed, "calibration_samples": 0, "mixture": mixture}
     out = ex.export(config, folder / "ds").path
-    return list(datasets.load_from_disk(str(out))["train"])
+    return ex.read_split(out, "train")
 
 
 @pytest.fixture(scope="module")
