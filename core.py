@@ -541,10 +541,11 @@ class Verdict:
 
     def to_dict(self) -> dict[str, Any]:
         parsed = self.parsed
-        try:
-            canonical_json(parsed)
-        except (TypeError, ValueError):
-            parsed = repr(parsed)
+        if type(parsed) not in _PLAIN_JSON:  # those are JSON as they are: nothing to try
+            try:
+                canonical_json(parsed)
+            except (TypeError, ValueError):
+                parsed = repr(parsed)
         return {
             "reward": self.reward,
             "correct": self.correct,
@@ -554,6 +555,9 @@ class Verdict:
             "error": self.error,
             "status": self.status,
         }
+
+
+_PLAIN_JSON = frozenset({str, bool, type(None)})  # (a float may be NaN, an int past 4,300 digits)
 
 
 def _derived_status(correct: bool, format_ok: bool, error: str | None) -> str:
