@@ -213,11 +213,17 @@ WORD_PIECES = [
 @settings(max_examples=4000, deadline=None)
 @given(st.lists(st.sampled_from(WORD_PIECES), max_size=10))
 def test_scan_words_reads_as_the_step_by_step_scan(pieces: list[str]) -> None:
-    from palaestra.generators.logic import zebra
+    from palaestra.generators.logic import knights_knaves, ordering_deduction, zebra
     from palaestra.generators.shared import logic_answers
 
     text = "".join(pieces)
-    for separators in (zebra._SEPARATORS, re.compile(r"[ ,]+")):
+    patterns = (
+        zebra._SEPARATORS,
+        knights_knaves._SEPARATORS,
+        ordering_deduction._SEPARATORS,
+        re.compile(r"[ ,]+"),
+    )
+    for separators in (*patterns, re.compile(r"(?:\s+|-x)+"), re.compile(r"(?:\s+|-(?=\d))+")):
         expected = logic_answers._scan_words_step_by_step(text.lower(), separators)
         assert logic_answers.scan_words(text, separators) == expected
 
