@@ -38,7 +38,6 @@ from __future__ import annotations
 import atexit
 import collections
 import functools
-import itertools
 import os
 import pickle
 import queue
@@ -59,10 +58,6 @@ DEFAULT_TIMEOUT_S = 60.0  # per verification; every family bounds itself well be
 START_TIMEOUT_S = 120.0  # a worker imports palaestra and its families once
 CACHED_TASKS = 4096  # tasks a worker keeps between calls (GRPO groups reuse them)
 MAX_CHUNK = 32  # responses sent to a worker in one message
-# The measured work (ms) one message carries at most: a worker that other load slows down then
-# holds no more than this when the rest have run dry (32 heavy responses were 0.1 s or more).
-CHUNK_MS = 20.0
-UNMEASURED_MS = 1.0  # the cost assumed for a family with no measurement
 # Address space a worker may add to what it holds once started (a forged task cannot grow it
 # past this: the worker's allocation fails with MemoryError, a verifier_error verdict).
 WORKER_MEMORY_MB = 2048
@@ -358,19 +353,6 @@ class _Item:
     response: str
 
 
-def _chunk_size(queue: collections.deque[_Item], share: int) -> int:
-    """How many items from the front of ``queue`` the next message carries: at most ``share``,
-    and no more than :data:`CHUNK_MS` of measured work (at least one item)."""
-    total, size = 0.0, 0
-    for item in itertools.islice(queue, share):
-        cost = _measured_cost(get(item.task.family))
-        total += UNMEASURED_MS if cost is None else cost[0]
-        size += 1
-        if total >= CHUNK_MS:
-            break
-    return max(size, 1) if queue else 0
-
-
 def _verify_into(call: _Call, index: int, task: Task, response: str) -> None:
     if not call.is_open(index):  # its call's deadline passed while it waited: never start it
         return
@@ -484,8 +466,8 @@ class _Pool:
                 self.ready.wait()
             if self.closed:
                 return None
-            size = _chunk_size(self.queue, max(1, min(MAX_CHUNK, len(self.queue) // (2 * self.size))))
-            chunk = [self.queue.popleft() for _ in range(size)]
+            size = max(1, min(MAX_CHUNK, len(self.queue) // (2 * self.size)))
+            chunk = [self.queue.popleft() for _ in range(min(size, len(self.queue)))]
             # items whose call already expired are dropped here, never sent to a worker
             return [item for item in chunk if item.call.is_open(item.index)]
 
