@@ -10,16 +10,21 @@ import json
 import os
 import urllib.error
 import urllib.request
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import Any
 
 from palaestra.core import Task, Verdict
+
+KNOWN_TASKS = 4096  # records a client remembers the server has checked (the server keeps as many)
 
 
 class Client:
     """A standard-library client for ``palaestra serve`` (one keep-alive-free request per call).
 
     ``token``: the server's bearer token (default: the ``PALAESTRA_TOKEN`` environment variable).
+    A task record the server has checked is sent again as its id (``task_ref``); where the
+    server no longer holds it, the request is sent once more with the records.
     """
 
     def __init__(
@@ -27,6 +32,7 @@ class Client:
     ) -> None:
         self.url, self.timeout_s = url.rstrip("/"), timeout_s
         self.token = token if token is not None else os.environ.get("PALAESTRA_TOKEN") or None
+        self._checked: OrderedDict[str, Any] = OrderedDict()  # task id -> the record the server took
 
     def _call(self, path: str, body: dict[str, Any] | None = None) -> dict[str, Any]:
         data = None if body is None else json.dumps(body).encode()
@@ -58,9 +64,33 @@ class Client:
     def verify(
         self, tasks: Sequence[Any], responses: Sequence[str], *, timeout_s: float | None = None
     ) -> list[Verdict]:
-        items = [{"task": _record(t), "response": r} for t, r in zip(tasks, responses, strict=True)]
-        reply = self._call("/v1/verify", {"items": items, "timeout_s": timeout_s})
+        records = [_record(t) for t in tasks]
+        items = [self._item(record, r) for record, r in zip(records, responses, strict=True)]
+        try:
+            reply = self._call("/v1/verify", {"items": items, "timeout_s": timeout_s})
+        except ValueError as exc:
+            if "unknown 'task_ref'" not in str(exc):
+                raise
+            self._checked.clear()  # the server restarted or let them go: send every record
+            items = [{"task": record, "response": r} for record, r in zip(records, responses, strict=True)]
+            reply = self._call("/v1/verify", {"items": items, "timeout_s": timeout_s})
+        for record in records:  # answered 200: the server checked every one of them
+            self._remember(record)
         return [Verdict(**v) for v in reply["verdicts"]]
+
+    def _item(self, record: Any, response: str) -> dict[str, Any]:
+        task_id = _task_id(record)
+        if task_id is not None and self._checked.get(task_id) == record:
+            return {"task_ref": task_id, "response": response}
+        return {"task": record, "response": response}
+
+    def _remember(self, record: Any) -> None:
+        task_id = _task_id(record)
+        if task_id is not None:
+            self._checked[task_id] = record
+            self._checked.move_to_end(task_id)
+            while len(self._checked) > KNOWN_TASKS:
+                self._checked.popitem(last=False)
 
     def next_tasks(self, n: int = 1, family: str | None = None) -> list[Task]:
         return [
@@ -74,6 +104,16 @@ class Client:
 
 def _record(task: Any) -> Any:
     return task.to_dict() if isinstance(task, Task) else task
+
+
+def _task_id(record: Any) -> str | None:
+    """The task id a record carries (a task record, or a row's ``extra_info`` holding one)."""
+    if isinstance(record, dict):
+        if "family" in record:
+            return record["id"] if isinstance(record.get("id"), str) else None
+        if isinstance(record.get("task"), dict):
+            return _task_id(record["task"])
+    return None
 
 
 def remote_reward(

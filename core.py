@@ -490,15 +490,36 @@ class Verdict:
 
     @classmethod
     def right(cls, parsed: Any = None, reason: str = "correct") -> Verdict:
-        return cls(reward=1.0, correct=True, format_ok=True, parsed=parsed, reason=reason)
+        return cls._consistent(1.0, True, True, parsed, reason, "correct")
 
     @classmethod
     def wrong(cls, reason: str, parsed: Any = None, reward: float = 0.0) -> Verdict:
-        return cls(reward=reward, correct=False, format_ok=True, parsed=parsed, reason=reason)
+        return cls._consistent(reward, False, True, parsed, reason, "wrong")
 
     @classmethod
     def bad_format(cls, reason: str, parsed: Any = None) -> Verdict:
-        return cls(reward=0.0, correct=False, format_ok=False, parsed=parsed, reason=reason)
+        return cls._consistent(0.0, False, False, parsed, reason, "unparseable")
+
+    @classmethod
+    def _consistent(
+        cls, reward: float, correct: bool, format_ok: bool, parsed: Any, reason: str, status: str
+    ) -> Verdict:
+        """A verdict whose fields agree by construction (no error; ``status`` is the derived
+        one), built without ``__post_init__``'s checks: every verification makes one, and the
+        checks cost as much as some families' whole grading."""
+        if cls is not Verdict:  # a subclass may check more in its own __post_init__
+            return cls(reward=reward, correct=correct, format_ok=format_ok, parsed=parsed, reason=reason)
+        verdict = object.__new__(cls)
+        verdict.__dict__.update(
+            reward=reward,
+            correct=correct,
+            format_ok=format_ok,
+            parsed=parsed,
+            reason=reason,
+            error=None,
+            status=status,
+        )
+        return verdict
 
     @classmethod
     def failure(cls, error: str, reason: str = "the verifier failed") -> Verdict:
@@ -520,10 +541,11 @@ class Verdict:
 
     def to_dict(self) -> dict[str, Any]:
         parsed = self.parsed
-        try:
-            canonical_json(parsed)
-        except (TypeError, ValueError):
-            parsed = repr(parsed)
+        if type(parsed) not in _PLAIN_JSON:  # those are JSON as they are: nothing to try
+            try:
+                canonical_json(parsed)
+            except (TypeError, ValueError):
+                parsed = repr(parsed)
         return {
             "reward": self.reward,
             "correct": self.correct,
@@ -533,6 +555,9 @@ class Verdict:
             "error": self.error,
             "status": self.status,
         }
+
+
+_PLAIN_JSON = frozenset({str, bool, type(None)})  # (a float may be NaN, an int past 4,300 digits)
 
 
 def _derived_status(correct: bool, format_ok: bool, error: str | None) -> str:

@@ -14,7 +14,11 @@ processes or languages (``pip install 'palaestra[server]'``).
     GET  /v1/curriculum  (levels, solve rates)   GET /v1/families   GET /health
 
 ``TASK`` is a task as ``/v1/tasks`` returns it, its JSON text, or a row's ``extra_info`` (an
-exported dataset's rows need no conversion). Verification is :func:`palaestra.verify_many`, called
+exported dataset's rows need no conversion). An item may name a task the server has already
+checked by its id instead, ``{"task_ref": ID, "response": ...}`` (every task of a request that
+was answered 200 is checked; the server keeps the last ``_PROVEN_TASKS``): a GRPO group or an
+epoch then sends each record once. A reference the server does not hold is a 400 that names
+it, and the client sends the record again (:class:`palaestra.client.Client` does this itself). Verification is :func:`palaestra.verify_many`, called
 from a thread per request: the requests of every client share its worker processes, each verdict
 is bounded by ``timeout_s`` (a verifier that hangs is killed with its worker: ``timeout``), and an
 item whose worker died under it (``verifier_error``) is graded once more on a fresh worker, so a
@@ -40,7 +44,7 @@ from functools import partial
 from typing import Any
 
 import palaestra
-from palaestra.core import Task, Verdict, canonical_json
+from palaestra.core import Task, Verdict
 
 DEFAULT_TIMEOUT_S = 10.0
 MAX_ITEMS = 4096  # per request
@@ -98,10 +102,12 @@ def create_app(
     )
     state: dict[str, Any] = {}
     checked: OrderedDict[str, None] = OrderedDict()  # hashes of records equal to their rebuild
-    # the tasks of records already proven, by the hash of the record exactly as a client sent it:
-    # a GRPO group or an epoch sends the same records again, and building a Task from a record
-    # (normalising it, re-hashing its id) and hashing it again cost more than grading it
-    proven: OrderedDict[str, Task] = OrderedDict()
+    # records already proven, with their tasks, by the record's own key (its task id, or its
+    # text): a GRPO group or an epoch sends the same records again, and building a Task from a
+    # record (normalising it, re-hashing its id) costs more than grading it. A record is taken
+    # from here only when it equals the one proven; any change makes it a new record.
+    proven: OrderedDict[Any, tuple[Any, Task]] = OrderedDict()
+    by_id: OrderedDict[str, Task] = OrderedDict()  # the proven tasks, for items' "task_ref"
 
     @asynccontextmanager
     async def lifespan(app: Any):
@@ -136,35 +142,56 @@ def create_app(
         pool = state["threads"]["generate" if lane == "rebuild" else lane]
         return await asyncio.get_running_loop().run_in_executor(pool, partial(fn, *args))
 
-    def records_of(items: Any) -> list[tuple[str | None, Task]]:
-        """(the record's own hash, or None, and its task) for each item."""
+    def records_of(items: Any) -> list[tuple[Any, Any, Task | None]]:
+        """(the record's key or None, the record, and its task when already proven) per item."""
         if not isinstance(items, list) or not 0 < len(items) <= MAX_ITEMS:
             raise bad(f"'items' must be a list of 1..{MAX_ITEMS} objects")
-        tasks = []
+        out = []
         for i, item in enumerate(items):
+            if isinstance(item, dict) and "task" not in item and "task_ref" in item:
+                out.append((None, None, referenced(i, item["task_ref"])))
+                continue
             if not isinstance(item, dict) or "task" not in item:
-                raise bad(f"item {i} must be an object with 'task'")
-            raw_key = _raw_record_key(item["task"])
-            task = proven.get(raw_key) if raw_key is not None else None
-            if task is not None:  # this very record was proven equal to its rebuild before
-                proven.move_to_end(raw_key)  # type: ignore[arg-type]
+                raise bad(f"item {i} must be an object with 'task' (or 'task_ref')")
+            record = item["task"]
+            key = _record_lookup_key(record)
+            hit = proven.get(key) if key is not None else None
+            if hit is not None and hit[0] == record:  # this very record was proven before
+                proven.move_to_end(key)
+                out.append((key, record, hit[1]))
             else:
-                try:
-                    task = task_from_record(item["task"])
-                    palaestra.get(task.family)
-                except (ValueError, KeyError, TypeError, AttributeError) as exc:
-                    raise bad(f"item {i}: {_one_line(exc)}") from None
-            tasks.append((raw_key, task))
-        return tasks
+                out.append((key, record, None))
+        return out
+
+    def referenced(i: int, ref: Any) -> Task:
+        task = by_id.get(ref) if isinstance(ref, str) else None
+        if task is None:
+            raise bad(
+                f"item {i}: unknown 'task_ref' {str(ref)[:40]!r}: this server holds no checked task "
+                "with that id (send the task record itself)"
+            )
+        by_id.move_to_end(ref)
+        return task
+
+    def built(i: int, record: Any) -> Task:
+        try:
+            task = task_from_record(record)
+            palaestra.get(task.family)
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise bad(f"item {i}: {_one_line(exc)}") from None
+        return task
 
     async def checked_tasks(client: str, items: Any) -> list[Task]:
         """The request's tasks, each proven equal to the task its (family, version, difficulty,
         seed) generate: a client cannot choose a task's answer, tests or limits."""
-        records = records_of(items)
-        tasks = [task for _, task in records]
+        records = [
+            (key, record, task if task is not None else built(i, record), task is not None)
+            for i, (key, record, task) in enumerate(records_of(items))
+        ]
+        tasks = [task for _, _, task, _ in records]
         todo: dict[str, Task] = {}
-        for raw_key, task in records:
-            if raw_key is not None and raw_key in proven:
+        for _, _, task, known in records:
+            if known:
                 continue
             key = _record_key(task)
             if key in checked:
@@ -194,11 +221,15 @@ def create_app(
                 checked[key] = None
                 while len(checked) > _CHECKED_RECORDS:
                     checked.popitem(last=False)
-        for raw_key, task in records:  # every record is proven now (a differing one raised)
-            if raw_key is not None and raw_key not in proven:
-                proven[raw_key] = task
+        for key, record, task, known in records:  # every record is proven now (a differing one raised)
+            if key is not None and not known:
+                proven[key] = (record, task)
                 while len(proven) > _PROVEN_TASKS:
                     proven.popitem(last=False)
+            by_id[task.id] = task
+            by_id.move_to_end(task.id)
+            while len(by_id) > _PROVEN_TASKS:
+                by_id.popitem(last=False)
         return tasks
 
     def limit_of(body: dict[str, Any]) -> float:
@@ -216,7 +247,8 @@ def create_app(
         return n
 
     async def grade(client: str, tasks: list[Task], responses: list[str], limit: float) -> list[Verdict]:
-        lane = "code" if any(runs_programs(palaestra.get(t.family)) for t in tasks) else "grade"
+        families = {t.family for t in tasks}
+        lane = "code" if any(runs_programs(palaestra.get(f)) for f in families) else "grade"
         async with admission.enter(client, lane):
             return await in_lane(lane, _grade, tasks, responses, workers, limit, max_wait_s)
 
@@ -402,16 +434,21 @@ def _record_key(task: Task) -> str:
     return hashlib.sha256(task.to_json().encode()).hexdigest()
 
 
-def _raw_record_key(record: Any) -> str | None:
-    """A hash of a client's record exactly as sent (its canonical JSON), or None for a Task
-    object or a value that is not JSON: equal keys are the same record, so the same task."""
-    if isinstance(record, Task):
-        return None
-    try:
-        text = canonical_json(record)
-    except (TypeError, ValueError):
-        return None
-    return hashlib.sha256(text.encode()).hexdigest()
+def _record_lookup_key(record: Any) -> Any:
+    """Where a client's record may have been proven before: its task id for a task record (also
+    inside a row's ``extra_info``), its text for task JSON; None for anything else (a Task
+    object). A key finds a candidate only: the record must also equal the one proven."""
+    if isinstance(record, str):
+        return ("text", record)
+    if isinstance(record, dict):
+        inner = record.get("task")
+        if isinstance(inner, (dict, str)) and "family" not in record:  # a row's extra_info
+            key = _record_lookup_key(inner)
+            return None if key is None else ("row", key)
+        task_id = record.get("id")
+        if isinstance(task_id, str):
+            return ("id", task_id)
+    return None
 
 
 def _first_difference(given: Task, made: Task) -> str | None:
@@ -423,6 +460,8 @@ def _first_difference(given: Task, made: Task) -> str | None:
 
 
 def _response_text(completion_text: Any, response: Any, index: int) -> str:
+    if type(response) is str:  # the text itself (what completion_text returns for it)
+        return response
     from fastapi import HTTPException
 
     try:

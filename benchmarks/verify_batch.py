@@ -226,24 +226,37 @@ def run_kinds(workers: int, rounds: int, out: Path) -> None:
         batch.verify_many(tasks, responses, workers=workers)  # warm: modules, workers, sandbox
         for task, response in zip(tasks, responses, strict=True):
             palaestra.verify(task, response)
-        serial_s, many_s, equal = [], [], True
+        serial_s, many_s, serial_cpu, many_cpu, equal = [], [], [], [], True
         load = os.getloadavg()[0]
         for round_ in range(rounds):  # the order alternates: neither always runs second
             for first in (True, False) if round_ % 2 == 0 else (False, True):
                 if first:
                     serial, figures, _ = run_serial(tasks, responses)
                     serial_s.append(figures["wall_s"])
+                    serial_cpu.append(figures["cpu_s"])
                 else:
                     verdicts, figures = run_many(tasks, responses, workers)
                     many_s.append(figures["wall_s"])
+                    many_cpu.append(figures["parent_cpu_s"] + figures["workers_cpu_s"])
             equal = equal and verdicts == serial
         speedup = statistics.median(serial_s) / statistics.median(many_s)
+        per_round = sorted(s / m for s, m in zip(serial_s, many_s, strict=True))
         results[name] = {
             "responses": len(tasks),
             "load_average_at_start": round(load, 2),
+            "load_average_at_end": round(os.getloadavg()[0], 2),
             "serial_wall_s": round(statistics.median(serial_s), 3),
             "verify_many_wall_s": round(statistics.median(many_s), 3),
             "speedup_vs_serial": round(speedup, 2),
+            # each round's serial wall over its verify_many wall (the two ran back to back)
+            "speedup_per_round_sorted": [round(r, 2) for r in per_round],
+            # CPU of verify_many (this process and its workers) over the serial loop's: what the
+            # fan-out costs; with cores to spare the speedup nears workers / this
+            "serial_cpu_s": round(statistics.median(serial_cpu), 3),
+            "verify_many_cpu_s": round(statistics.median(many_cpu), 3),
+            "cpu_ratio_many_over_serial": round(
+                statistics.median(many_cpu) / statistics.median(serial_cpu), 3
+            ),
             "verdicts_equal_serial": equal,
             "inline_share": round(
                 sum(batch.grades_inline(get(t.family), batch.DEFAULT_TIMEOUT_S) for t in tasks) / len(tasks),

@@ -72,6 +72,8 @@ def read_grid(
     """
     if len(text) > max_chars or rows * cols > MAX_CELLS:
         return None, f"the answer is longer than {max_chars} characters"
+    if cells is not None and (plain := _plain_grid(text, rows, cols, cells)) is not None:
+        return plain, ""
     alphabet = set(cells) if cells is not None else set()
     skippable = "".join(set(_GRID_RULE_CHARS) - alphabet)
     grid: list[list[str]] = []
@@ -96,6 +98,22 @@ def read_grid(
         if len(row) != cols:
             return None, f"row {i + 1} has {len(row)} cells, expected {cols}"
     return grid, ""
+
+
+def _plain_grid(text: str, rows: int, cols: int, cells: Collection[str]) -> list[list[str]] | None:
+    """The grid of the commonest answer, read without the general reader: ASCII, ``rows`` lines
+    of ``cols`` cells each and nothing else (no separator, label, rule or blank line); ``None``
+    for anything else. :func:`read_grid` reads such a text to the same grid: ASCII has no
+    look-alikes to fold, a line of cells is neither skipped nor cut by a separator, and no row
+    label can start it while ``r`` is no cell."""
+    if not text.isascii() or "r" in cells or "R" in cells:
+        return None
+    lines = text.strip().splitlines()
+    if len(lines) != rows or any(len(line) != cols for line in lines):
+        return None
+    if not set(cells).issuperset("".join(lines)):
+        return None
+    return [list(line) for line in lines]
 
 
 def _grid_row(body: str, cols: int, alphabet: set[str] | None) -> tuple[list[str] | None, str]:

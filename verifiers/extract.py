@@ -351,6 +351,8 @@ def _strip_emphasis(answer: str) -> str:
     their stars).
     """
     answer = answer.strip()
+    if "*" not in answer and "`" not in answer:  # no emphasis to read (most answers)
+        return answer
     for mark in ("**", "`"):
         inner = answer[len(mark) : -len(mark)]
         if len(answer) > 2 * len(mark) and answer.startswith(mark) and answer.endswith(mark):
@@ -403,26 +405,42 @@ def extract_answer(
         return _fail(f"response must be a string, got {type(response).__name__}")
     if len(response) > MAX_RESPONSE_CHARS:
         return _fail(f"the response is longer than {MAX_RESPONSE_CHARS:,} characters")
-    text, error = strip_reasoning(response)
-    if error:
-        return _fail(error)
-    if not text.strip():
-        return _fail("empty response" if not response.strip() else "nothing after the reasoning block")
-    result = _lone_tag(text) if pattern is None else None
+    # an ASCII response with no reasoning block and no comment is its own text after
+    # strip_reasoning: its lone tag is read without that scan (most responses)
+    result = _lone_tag(response) if pattern is None and _nothing_to_strip(response) else None
     if result is None:
-        result = _extract(text, pattern, labels, allow_bare)
+        text, error = strip_reasoning(response)
+        if error:
+            return _fail(error)
+        if not text.strip():
+            return _fail("empty response" if not response.strip() else "nothing after the reasoning block")
+        result = _lone_tag(text) if pattern is None else None
+        if result is None:
+            result = _extract(text, pattern, labels, allow_bare)
     if result.ok and result.text is not None:
         answer = _strip_emphasis(result.text) if result.source != "whole" else result.text.strip()
         if not answer:
             return _fail("the answer is empty")
         if len(answer) > max_chars:
             return _fail(f"the answer is longer than {max_chars} characters")
-        if one_line:
+        if one_line and "\n" in answer:  # a line of its own is one line (_bare only removes text)
             answer, error = _one_line(answer)
             if error:
                 return _fail(error)
         return Extraction(text=answer, source=result.source)
     return result
+
+
+_STRIPPED_MARKS = ("<think", "</think", "<reasoning", "</reasoning")
+
+
+def _nothing_to_strip(response: str) -> bool:
+    """Whether :func:`strip_reasoning` returns ``response`` itself: it is ASCII (so case folding
+    is plain) and holds no reasoning tag and no HTML comment."""
+    if not response.isascii() or "<!--" in response:
+        return False
+    lowered = response.lower()
+    return not any(mark in lowered for mark in _STRIPPED_MARKS)
 
 
 def _lone_tag(text: str) -> Extraction | None:
@@ -444,10 +462,15 @@ def _lone_tag(text: str) -> Extraction | None:
     end = lowered.find(_CLOSE_TAG, start + len(_OPEN_TAG))
     if end < 0 or lowered.find(_OPEN_TAG, start + len(_OPEN_TAG), end) >= 0:
         return None
-    after = end + len(_CLOSE_TAG)
-    for outside in (lowered[:start], lowered[after:]):
-        if "answer" in outside or "\\boxed" in outside or "\\fbox" in outside:
-            return None
+    # "answer" cannot run across a tag's "<" or ">": the first and last ones are the tags' own
+    # when nothing outside holds one
+    if lowered.find("answer") != start + 1 or lowered.rfind("answer") != end + 2:
+        return None
+    if "\\" in text:
+        after = end + len(_CLOSE_TAG)
+        for outside in (lowered[:start], lowered[after:]):
+            if "\\boxed" in outside or "\\fbox" in outside:
+                return None
     return Extraction(text=_unbox(text[start + len(_OPEN_TAG) : end]), source="answer_tag")
 
 

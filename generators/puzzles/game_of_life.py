@@ -389,6 +389,13 @@ def _compare(got: Board, expected: Board, n: int, what: str, rows: list[list[int
     return Verdict.right(parsed=rows)
 
 
+_AS_BITS = str.maketrans({ALIVE: "1", DEAD: "0"})
+
+
 def _unpack(task: Task) -> tuple[int, Board]:
     n = int(task.metadata["size"])
-    return n, from_rows([[1 if ch == ALIVE else 0 for ch in line] for line in task.metadata["board"]])
+    lines = task.metadata["board"]
+    bits = [line[::-1].translate(_AS_BITS) for line in lines]  # cell c is bit c: read backwards
+    if all(not b.strip("01") for b in bits):  # ALIVE and DEAD only (as generated): plain binary
+        return n, tuple(int(b, 2) if b else 0 for b in bits)
+    return n, from_rows([[1 if ch == ALIVE else 0 for ch in line] for line in lines])

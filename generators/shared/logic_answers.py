@@ -12,6 +12,7 @@ given exactly once; anything else is an error message, never a guess.
 
 from __future__ import annotations
 
+import functools
 import re
 
 TRUE_WORDS = frozenset({"true", "t", "1", "yes", "on"})
@@ -94,6 +95,29 @@ def scan_words(text: str, separators: re.Pattern[str]) -> tuple[list[str] | None
     Numbers longer than ``MAX_NUMBER_DIGITS`` are refused before anyone calls ``int()``.
     """
     lowered = text.lower()
+    # the words are those findall reads (no separator holds a letter or digit, no word starts
+    # with an apostrophe), and the text is good when every gap between them is separators and
+    # no number is too long; anything else is read step by step for the reason
+    if _matches_alone(separators):
+        tokens = _WORD_OR_NUMBER.findall(lowered)
+        gaps = _WORD_OR_NUMBER.split(lowered)
+        if all(not gap or separators.fullmatch(gap) for gap in gaps) and not any(
+            len(token) > MAX_NUMBER_DIGITS and token.isdigit() for token in tokens
+        ):
+            return tokens, ""
+    return _scan_words_step_by_step(lowered, separators)
+
+
+@functools.lru_cache(maxsize=64)
+def _matches_alone(separators: re.Pattern[str]) -> bool:
+    """Whether a run of separators reads the same cut out of its text: the pattern looks at no
+    neighbour (no lookaround, no anchor) and holds no letter or digit (a word never runs into
+    it). Knights and knaves' ``-(?![a-z])`` does not: its "-" before a word is no separator."""
+    text = separators.pattern.replace("\\s", "")
+    return not re.search(r"\(\?[=!<]|[A-Za-z0-9^$]|\\[bBAZ]", text)
+
+
+def _scan_words_step_by_step(lowered: str, separators: re.Pattern[str]) -> tuple[list[str] | None, str]:
     tokens: list[str] = []
     pos = 0
     while pos < len(lowered):
