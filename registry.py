@@ -457,7 +457,8 @@ def resolve_difficulty(
     if level is not None:
         level = check_level(level)
         if not overrides:  # the level's own knobs: already built and validated at registration
-            return Difficulty(level=level, knobs=spec.levels[level].to_dict()), spec.levels[level]
+            typed = spec.levels[level]
+            return Difficulty(level=level, knobs=dict(_knob_dict(typed))), typed
         base = spec.levels[level].to_dict()
     else:
         base = {}
@@ -468,6 +469,17 @@ def resolve_difficulty(
         )
     knobs = _built_knobs(spec.knobs, {**base, **overrides})
     return Difficulty(level=level, knobs=knobs.to_dict()), knobs
+
+
+_KNOB_DICTS: dict[int, tuple[Knobs, dict[str, Any]]] = {}
+
+
+def _knob_dict(knobs: Knobs) -> dict[str, Any]:
+    """``knobs.to_dict()``, remembered per (immutable) level knob set; callers copy it."""
+    entry = _KNOB_DICTS.get(id(knobs))
+    if entry is None or entry[0] is not knobs:  # the entry keeps its knobs alive: ids stay unique
+        entry = _KNOB_DICTS[id(knobs)] = (knobs, knobs.to_dict())
+    return entry[1]
 
 
 _KNOBS_BUILT: dict[tuple[Any, ...], Knobs] = {}

@@ -1,0 +1,227 @@
+"""Generation speed per task: palaestra beside reasoning-gym on the matched pairs, and level-10 tails.
+
+**Pairs** (default): for each matched pair (``verify_speed.pairs()``: a palaestra family and the
+reasoning-gym dataset that poses the same kind of task), ``--items`` tasks of each side are
+generated and timed one by one (CPU time of this thread, ``time.thread_time_ns``), ``--repeats``
+rounds, the two libraries interleaved in every round (ours then theirs, theirs then ours in
+turn) so that load from other work hits both alike. Every round draws fresh items (seeds
+``round * items ..``; reasoning-gym's item indices likewise), so no cache of either side is
+timed. Ours are made at level 5 unless ``OUR_SIDE`` lists the knobs of the instances the peer
+actually poses (``--level`` changes the default). Reported per pair: mean and median
+microseconds per task on each side, ``speed_ratio`` = their mean / our mean (above 1: palaestra
+is faster; the mean counts heavy tails) and ``speed_ratio_median``; ``geomean_ratio`` over the
+pairs. A pair below 1 carries ``reason``: the guarantee of ours that the extra time buys
+(``REASONS``). Results: ``benchmarks/results/generation_pairs.json``.
+
+**Tails** (``--tails``): every registered family at level 10, seeds 0..``--seeds``-1 (100 by
+default), each task timed alone; the largest seconds per family (CPU and wall), the seed that
+took it, and the families over ``--limit`` seconds (1 by default). Progress is appended to
+``--progress`` (one JSON line per family) so a long run can be watched, and a run with
+``--families`` merges into the stored file. Results: ``benchmarks/results/generation_tails.json``.
+
+    python benchmarks/generation_pairs.py --items 20 --repeats 3
+    nice -n 10 python benchmarks/generation_pairs.py --tails --progress /tmp/tails.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import verify_speed  # noqa: E402  (the matched pairs)
+
+import palaestra  # noqa: E402
+
+RESULTS = Path(__file__).resolve().parent / "results"
+PAIRS_OUT = RESULTS / "generation_pairs.json"
+TAILS_OUT = RESULTS / "generation_tails.json"
+LEVEL = 5
+TARGET_GEOMEAN, TARGET_EACH = 1.0, 0.25
+
+# Where a peer's dataset poses a narrower task than our level 5, ours is timed on the same kind
+# of instance instead: (what, item index -> our knobs).
+OUR_SIDE: dict[str, tuple[str, Callable[[int], dict[str, Any]]]] = {
+    # reasoning-gym's tower_of_hanoi: a whole tower between two pegs, any move allowed, 3-7
+    # disks on 3-4 pegs; our level 5 proves the optimum of random start/goal pairs by search
+    "tower_of_hanoi": (
+        "start=tower, rule=standard, disks 3-7 and pegs 3-4 in turn (reasoning-gym's default ranges)",
+        lambda i: {"start": "tower", "rule": "standard", "disks": 3 + i % 5, "pegs": 3 + i // 5 % 2},
+    ),
+}
+
+# What a pair below 1 pays for: the guarantee of ours that reasoning-gym's item does not give.
+REASONS: dict[str, str] = {}
+
+
+def time_call(call: Callable[[], Any]) -> float:
+    """Microseconds of this thread's CPU time that ``call()`` took."""
+    start = time.thread_time_ns()
+    call()
+    return (time.thread_time_ns() - start) / 1e3
+
+
+def stats(values: list[float]) -> dict[str, float]:
+    return {
+        "tasks": len(values),
+        "mean_us": round(statistics.fmean(values), 1),
+        "median_us": round(statistics.median(values), 1),
+        "max_us": round(max(values), 1),
+    }
+
+
+def our_maker(family: str, level: int) -> tuple[str, Callable[[int], Any]]:
+    """(what is made, item -> task) for our side of a pair."""
+    if family in OUR_SIDE:
+        what, knobs_for = OUR_SIDE[family]
+        return what, lambda i: palaestra.make_task(family, seed=i, **knobs_for(i))
+    return f"level {level}", lambda i: palaestra.make_task(family, seed=i, level=level)
+
+
+def bench_pair(family: str, dataset: str, items: int, repeats: int, level: int) -> dict[str, Any]:
+    import reasoning_gym
+
+    what, ours = our_maker(family, level)
+    theirs = reasoning_gym.create_dataset(dataset, size=items * repeats, seed=1)
+    ours(items * repeats)  # the first call imports the family's module: not timed
+    times: dict[str, list[float]] = {"ours": [], "theirs": []}
+    for round_ in range(repeats):
+        first = range(round_ * items, (round_ + 1) * items)
+        sides = [("ours", ours), ("theirs", theirs.__getitem__)]
+        for side, make in sides if round_ % 2 == 0 else sides[::-1]:
+            times[side] += [time_call(lambda i=i, m=make: m(i)) for i in first]
+    row: dict[str, Any] = {"family": family, "dataset": dataset, "ours_make": what}
+    row["ours"], row["theirs"] = stats(times["ours"]), stats(times["theirs"])
+    row["speed_ratio"] = round(row["theirs"]["mean_us"] / row["ours"]["mean_us"], 4)
+    row["speed_ratio_median"] = round(row["theirs"]["median_us"] / row["ours"]["median_us"], 4)
+    key = f"{family}~{dataset}"
+    if row["speed_ratio"] < 1 and key in REASONS:
+        row["reason"] = REASONS[key]
+    return row
+
+
+def geomean(values: list[float]) -> float:
+    return math.exp(statistics.fmean(math.log(v) for v in values))
+
+
+def run_pairs(args: argparse.Namespace) -> None:
+    chosen = [p for p in verify_speed.pairs() if not args.pairs or f"{p[0]}~{p[1]}" in args.pairs]
+    load_before = os.getloadavg()[0]
+    rows = []
+    for family, dataset in chosen:
+        row = bench_pair(family, dataset, args.items, args.repeats, args.level)
+        rows.append(row)
+        print(
+            f"{family:<26}{dataset:<22} ours {row['ours']['mean_us']:>10.1f} us"
+            f"  theirs {row['theirs']['mean_us']:>10.1f} us  ratio {row['speed_ratio']:.3f}"
+            f" (median {row['speed_ratio_median']:.3f})",
+            flush=True,
+        )
+    ratios = [r["speed_ratio"] for r in rows]
+    result = {
+        "date": time.strftime("%Y-%m-%d"),
+        "method": "CPU time per generated task (thread_time_ns), both libraries interleaved per round "
+        "(order alternating), fresh items every round; ratio = their mean / our mean",
+        "items_per_round": args.items,
+        "repeats": args.repeats,
+        "level": args.level,
+        "load_average": {"before": round(load_before, 2), "after": round(os.getloadavg()[0], 2)},
+        "pairs": len(rows),
+        "geomean_ratio": round(geomean(ratios), 4),
+        "geomean_ratio_median": round(geomean([r["speed_ratio_median"] for r in rows]), 4),
+        "target": {"geomean_ratio": TARGET_GEOMEAN, "each_pair": TARGET_EACH},
+        "below_each_pair_target": [
+            f"{r['family']}~{r['dataset']}" for r in rows if r["speed_ratio"] < TARGET_EACH
+        ],
+        "rows": rows,
+    }
+    print(f"geomean_ratio {result['geomean_ratio']} (median-based {result['geomean_ratio_median']})")
+    if args.pairs is None or args.out:
+        out = args.out or PAIRS_OUT
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(result, indent=2) + "\n")
+        print(f"wrote {os.path.relpath(out)}")
+
+
+def tail_of(family: str, seeds: int) -> dict[str, Any]:
+    """The slowest of ``seeds`` level-10 tasks of ``family`` (CPU and wall seconds)."""
+    palaestra.make_task(family, seed=seeds, level=10)  # imports the module: not timed
+    worst: dict[str, Any] = {"family": family, "tasks": seeds, "max_cpu_s": 0.0, "max_wall_s": 0.0}
+    total = 0.0
+    for seed in range(seeds):
+        cpu, wall = time.process_time(), time.perf_counter()
+        palaestra.make_task(family, seed=seed, level=10)
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+        total += cpu
+        if cpu > worst["max_cpu_s"]:
+            worst.update(max_cpu_s=round(cpu, 4), seed_of_max=seed)
+        worst["max_wall_s"] = round(max(worst["max_wall_s"], wall), 4)
+    worst["mean_cpu_s"] = round(total / seeds, 5)
+    return worst
+
+
+def run_tails(args: argparse.Namespace) -> None:
+    names = args.families or palaestra.families()
+    out = args.out or TAILS_OUT
+    rows = {}
+    for name in names:
+        row = tail_of(name, args.seeds)
+        rows[name] = row
+        line = json.dumps({**row, "at": time.strftime("%H:%M:%S")})
+        print(line, flush=True)
+        if args.progress:
+            with open(args.progress, "a") as f:
+                f.write(line + "\n")
+    stored = json.loads(out.read_text()) if args.families and out.exists() else {}
+    merged = {**stored.get("families", {}), **rows}
+    result = {
+        "date": time.strftime("%Y-%m-%d"),
+        "method": "every family at level 10, each seed's task generated alone; largest CPU seconds "
+        "(process_time) and wall seconds per family; machine shared with other work",
+        "seeds": args.seeds,
+        "limit_s": args.limit,
+        "over_limit_cpu": sorted(n for n, r in merged.items() if r["max_cpu_s"] > args.limit),
+        "slowest": sorted(merged, key=lambda n: -merged[n]["max_cpu_s"])[:10],
+        "families": merged,
+        "runs": [*stored.get("runs", []), {"date": result_date(), "families": len(rows)}],
+    }
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2) + "\n")
+    print(f"over {args.limit} s: {result['over_limit_cpu']}; wrote {os.path.relpath(out)}")
+
+
+def result_date() -> str:
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--items", type=int, default=20, help="tasks per side, pair and round")
+    parser.add_argument("--repeats", type=int, default=3, help="interleaved rounds")
+    parser.add_argument("--level", type=int, default=LEVEL, help="our level where OUR_SIDE is silent")
+    parser.add_argument("--pairs", nargs="*", help="only these FAMILY~DATASET pairs (not written)")
+    parser.add_argument("--tails", action="store_true", help="scan level-10 tails instead of pairs")
+    parser.add_argument("--families", nargs="*", help="tails: only these families (merged into the file)")
+    parser.add_argument("--seeds", type=int, default=100, help="tails: seeds per family")
+    parser.add_argument("--limit", type=float, default=1.0, help="tails: seconds a task may take")
+    parser.add_argument("--progress", type=Path, help="tails: append one JSON line per family here")
+    parser.add_argument("--out", type=Path, help="where to write the JSON results")
+    args = parser.parse_args()
+    if args.tails:
+        run_tails(args)
+    else:
+        run_pairs(args)
+
+
+if __name__ == "__main__":
+    main()
