@@ -6,8 +6,8 @@ generated and timed one by one (CPU time of this thread, ``time.thread_time_ns``
 rounds, the two libraries interleaved in every round (ours then theirs, theirs then ours in
 turn) so that load from other work hits both alike. Every round draws fresh items (seeds
 ``round * items ..``; reasoning-gym's item indices likewise), so no cache of either side is
-timed. Ours are made at level 5 unless ``OUR_SIDE`` lists the knobs of the instances the peer
-actually poses (``--level`` changes the default). Reported per pair: mean and median
+timed. Ours are made at level 5 unless ``OUR_SIDE`` lists the instances of ours that match what
+the peer actually poses (``--level`` changes the default). Reported per pair: mean and median
 microseconds per task on each side, ``speed_ratio`` = their mean / our mean (above 1: palaestra
 is faster; the mean counts heavy tails) and ``speed_ratio_median``; ``geomean_ratio`` over the
 pairs. A pair below 1 carries ``reason``: the guarantee of ours that the extra time buys
@@ -48,18 +48,72 @@ LEVEL = 5
 TARGET_GEOMEAN, TARGET_EACH = 1.0, 0.25
 
 # Where a peer's dataset poses a narrower task than our level 5, ours is timed on the same kind
-# of instance instead: (what, item index -> our knobs).
+# of instance instead: pair -> (what, item index -> our knobs).
 OUR_SIDE: dict[str, tuple[str, Callable[[int], dict[str, Any]]]] = {
     # reasoning-gym's tower_of_hanoi: a whole tower between two pegs, any move allowed, 3-7
     # disks on 3-4 pegs; our level 5 proves the optimum of random start/goal pairs by search
-    "tower_of_hanoi": (
+    "tower_of_hanoi~tower_of_hanoi": (
         "start=tower, rule=standard, disks 3-7 and pegs 3-4 in turn (reasoning-gym's default ranges)",
         lambda i: {"start": "tower", "rule": "standard", "disks": 3 + i % 5, "pegs": 3 + i // 5 % 2},
     ),
+    # mini_sudoku is 4x4 (8-12 empty cells); our level 5 is 9x9: level 1 is our 4x4
+    "sudoku~mini_sudoku": ("level 1 (4x4, at least 6 givens)", lambda i: {"level": 1}),
+    # arc_1d applies one transformation to rows of 10-30 cells, 3 examples; our level 5 hides
+    # two-step programs: level 3 is one step on 5x5 grids with 3 examples
+    "arc_grid~arc_1d": ("level 3 (one-step programs, 5x5 grids, 3 examples)", lambda i: {"level": 3}),
 }
 
+# The per-task record every family pays (a PCG64 stream seeded per (family, version, seed) and a
+# JSON-normalised, SHA-256-identified Task), against reasoning-gym's dict from random.Random.
+_RECORD = (
+    "the per-task contract: an independent seeded PCG64 stream and a JSON-normalised Task whose id "
+    "is a SHA-256 of its content (rebuilt byte for byte anywhere); reasoning-gym's item is a dict "
+    "from random.Random(seed + index)"
+)
 # What a pair below 1 pays for: the guarantee of ours that reasoning-gym's item does not give.
-REASONS: dict[str, str] = {}
+REASONS: dict[str, str] = {
+    "anagrams~group_anagrams": "each scramble is checked to have exactly one anagram in a 63k-word "
+    "dictionary (a unique answer); " + _RECORD,
+    "arc_grid~arc_1d": "the answer is proven unique: every DSL program up to the hidden one's length "
+    "is applied to the examples and all consistent ones must agree on the test output; reasoning-gym "
+    "runs one task generator and makes no such check",
+    "calendar~calendar_arithmetic": _RECORD,
+    "cryptarithm~cryptarithm": "every puzzle is proven to have exactly one solution by a full "
+    "column-wise search, and draws with several solutions are redrawn; reasoning-gym does not check "
+    "uniqueness (its scorer accepts any valid mapping)",
+    "expression~basic_arithmetic": "exact evaluation (integers, fractions, powers) and " + _RECORD,
+    "graph_coloring~graph_color": "the colour count is the proven chromatic number (exact_chromatic) "
+    "and graphs a greedy colouring solves are redrawn (reject_greedy); reasoning-gym keeps exactly "
+    "the graphs a greedy colouring solves (its reference answer)",
+    "kakurasu~kakurasu": "the solution is proven unique by search and puzzles the weak propagation "
+    "solver finishes are redrawn (allow_easy=False)",
+    "knights_knaves~knights_knaves": "the assignment is proven unique with z3 over nested statements "
+    "(and/or/not/iff, 'exactly k of')",
+    "maze~maze": "the shortest route length is proven by BFS in a maze with loops, and start/end "
+    "pairs must spread over the maze (min_spread)",
+    "n_queens~n_queens": "the completion of a 12x12 board with given queens is proven unique by "
+    "exhaustive search; reasoning-gym's 8x8 item removes queens from one solution and accepts any "
+    "completion",
+    "number_formats~base_conversion": "exact two's complement and IEEE-754 bit patterns (inexact "
+    "values rounded as the hardware does) and " + _RECORD,
+    "propositional_entailment~propositional_logic": "yes/no balanced by rejection; every 'yes' is "
+    "decided on the full truth table, cross-checked with z3 and given a checked case split, every "
+    "'no' a countermodel; reasoning-gym's items are all entailed (checked, but no 'no' and no "
+    "certificate)",
+    "shortest_path~shortest_path": "graphs are redrawn until the shortest path has at least min_hops "
+    "edges, the optimum is proven by Dijkstra, and the record carries the whole weighted graph for "
+    "the verifier (any optimal path counts)",
+    "sudoku~mini_sudoku": "the solution is proven unique by a solver and the puzzle is graded by the "
+    "technique tier that solves it",
+    "syllogisms~syllogism": "valid instances carry a checked derivation, invalid ones a checked "
+    "countermodel, over chains with distractor premises",
+    "topological_order~course_schedule": "instances a trivial order solves are redrawn "
+    "(reject_trivial), and " + _RECORD,
+    "tower_of_hanoi~tower_of_hanoi": "the fewest moves are proven by BFS (the verifier grades against "
+    "a proven optimum, also for 4 pegs)",
+    "word_ladder~word_ladder": "the ladder length is proven shortest by BFS over the dictionary graph "
+    "and endpoints are redrawn until it lies in the level's range (min_steps..max_steps)",
+}
 
 
 def time_call(call: Callable[[], Any]) -> float:
@@ -78,10 +132,10 @@ def stats(values: list[float]) -> dict[str, float]:
     }
 
 
-def our_maker(family: str, level: int) -> tuple[str, Callable[[int], Any]]:
+def our_maker(family: str, dataset: str, level: int) -> tuple[str, Callable[[int], Any]]:
     """(what is made, item -> task) for our side of a pair."""
-    if family in OUR_SIDE:
-        what, knobs_for = OUR_SIDE[family]
+    if f"{family}~{dataset}" in OUR_SIDE:
+        what, knobs_for = OUR_SIDE[f"{family}~{dataset}"]
         return what, lambda i: palaestra.make_task(family, seed=i, **knobs_for(i))
     return f"level {level}", lambda i: palaestra.make_task(family, seed=i, level=level)
 
@@ -89,7 +143,7 @@ def our_maker(family: str, level: int) -> tuple[str, Callable[[int], Any]]:
 def bench_pair(family: str, dataset: str, items: int, repeats: int, level: int) -> dict[str, Any]:
     import reasoning_gym
 
-    what, ours = our_maker(family, level)
+    what, ours = our_maker(family, dataset, level)
     theirs = reasoning_gym.create_dataset(dataset, size=items * repeats, seed=1)
     ours(items * repeats)  # the first call imports the family's module: not timed
     times: dict[str, list[float]] = {"ours": [], "theirs": []}
