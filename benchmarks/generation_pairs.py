@@ -182,6 +182,7 @@ def run_pairs(args: argparse.Namespace) -> None:
     ratios = [r["speed_ratio"] for r in rows]
     result = {
         "date": time.strftime("%Y-%m-%d"),
+        "palaestra_commit": args.commit,
         "method": "CPU time per generated task (thread_time_ns), both libraries interleaved per round "
         "(order alternating), fresh items every round; ratio = their mean / our mean",
         "items_per_round": args.items,
@@ -197,12 +198,27 @@ def run_pairs(args: argparse.Namespace) -> None:
         ],
         "rows": rows,
     }
+    if args.baseline:
+        add_baseline(result, json.loads(args.baseline.read_text()))
     print(f"geomean_ratio {result['geomean_ratio']} (median-based {result['geomean_ratio_median']})")
     if args.pairs is None or args.out:
         out = args.out or PAIRS_OUT
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(result, indent=2) + "\n")
         print(f"wrote {os.path.relpath(out)}")
+
+
+def add_baseline(result: dict[str, Any], baseline: dict[str, Any]) -> None:
+    """Put a baseline run's ratios (the same pairs, an earlier palaestra) beside this run's."""
+    before = {f"{r['family']}~{r['dataset']}": r for r in baseline["rows"]}
+    for row in result["rows"]:
+        old = before.get(f"{row['family']}~{row['dataset']}")
+        if old is not None and old.get("ours_make") == row["ours_make"]:
+            row["before"] = {k: old[k] for k in ("speed_ratio", "speed_ratio_median")}
+            row["before"]["ours_mean_us"] = old["ours"]["mean_us"]
+    result["baseline"] = {
+        k: baseline.get(k) for k in ("date", "palaestra_commit", "geomean_ratio", "geomean_ratio_median")
+    }
 
 
 def tail_of(family: str, seeds: int) -> dict[str, Any]:
@@ -270,6 +286,8 @@ def main() -> None:
     parser.add_argument("--limit", type=float, default=1.0, help="tails: seconds a task may take")
     parser.add_argument("--progress", type=Path, help="tails: append one JSON line per family here")
     parser.add_argument("--out", type=Path, help="where to write the JSON results")
+    parser.add_argument("--baseline", type=Path, help="pairs: an earlier run's JSON to report beside")
+    parser.add_argument("--commit", default=None, help="the palaestra commit measured (recorded)")
     args = parser.parse_args()
     if args.tails:
         run_tails(args)
