@@ -93,8 +93,114 @@ def seed_sequence(family: str, version: int, seed: int, *stream: int | str) -> n
 
 
 def make_rng(family: str, version: int, seed: int, *stream: int | str) -> np.random.Generator:
-    """A fresh ``numpy.random.Generator`` for one task; never the global RNG."""
-    return np.random.Generator(np.random.PCG64(seed_sequence(family, version, seed, *stream)))
+    """A fresh ``numpy.random.Generator`` for one task; never the global RNG.
+
+    Its state is exactly ``PCG64(seed_sequence(family, version, seed, *stream))``'s (tested
+    against numpy): the family's share of the SeedSequence hashing is done once per family, and
+    only the seed's words are mixed in per task, which saves most of the set-up time."""
+    words = _words(check_seed(seed))
+    for s in stream:
+        words += _words(_name_to_int(s) if isinstance(s, str) else int(s))
+    family_pool = _family_pool(family, version)
+    if family_pool is None:  # fewer than 4 family words (a 2**-64 chance): numpy's own path
+        return np.random.Generator(np.random.PCG64(seed_sequence(family, version, seed, *stream)))
+    pool, _ = _absorb(*family_pool, words)
+    return np.random.Generator(np.random.PCG64(_PresetState(_pcg64_words(pool))))
+
+
+# numpy's SeedSequence (numpy/random/bit_generator.pyx), written out for a pool of 4 words: the
+# constants and the order of operations are numpy's; tests/test_core.py checks the states agree.
+_M32 = 0xFFFFFFFF
+_INIT_A, _MULT_A, _INIT_B, _MULT_B = 0x43B0D7E5, 0x931E8875, 0x8B51F9DD, 0x58F38DED
+_MIX_L, _MIX_R = 0xCA01F9DD, 0x4973F715
+
+
+def _absorb(
+    pool: tuple[int, ...], hash_const: int, words: list[int] | tuple[int, ...]
+) -> tuple[tuple[int, ...], int]:
+    """SeedSequence's mixing of entropy words beyond the pool's first four into the pool."""
+    p0, p1, p2, p3 = pool
+    h = hash_const
+    for w in words:  # hashmix(w) mixed into each pool word in turn (unrolled: this is the hot loop)
+        v = w ^ h
+        h = h * _MULT_A & _M32
+        v = v * h & _M32
+        r = (_MIX_L * p0 - _MIX_R * (v ^ v >> 16)) & _M32
+        p0 = r ^ r >> 16
+        v = w ^ h
+        h = h * _MULT_A & _M32
+        v = v * h & _M32
+        r = (_MIX_L * p1 - _MIX_R * (v ^ v >> 16)) & _M32
+        p1 = r ^ r >> 16
+        v = w ^ h
+        h = h * _MULT_A & _M32
+        v = v * h & _M32
+        r = (_MIX_L * p2 - _MIX_R * (v ^ v >> 16)) & _M32
+        p2 = r ^ r >> 16
+        v = w ^ h
+        h = h * _MULT_A & _M32
+        v = v * h & _M32
+        r = (_MIX_L * p3 - _MIX_R * (v ^ v >> 16)) & _M32
+        p3 = r ^ r >> 16
+    return (p0, p1, p2, p3), h
+
+
+@functools.lru_cache(maxsize=4096)
+def _family_pool(family: str, version: int) -> tuple[tuple[int, ...], int] | None:
+    """The SeedSequence pool and hash constant after the family's words (None: under 4 words)."""
+    words = _family_words(family, version)
+    if len(words) < 4:
+        return None
+    h, pool = _INIT_A, []
+    for w in words[:4]:  # the pool's first fill
+        v = w ^ h
+        h = h * _MULT_A & _M32
+        v = v * h & _M32
+        pool.append(v ^ v >> 16)
+    for src in range(4):  # every pool word mixed into every other
+        for dst in range(4):
+            if src != dst:
+                v = pool[src] ^ h
+                h = h * _MULT_A & _M32
+                v = v * h & _M32
+                r = (_MIX_L * pool[dst] - _MIX_R * (v ^ v >> 16)) & _M32
+                pool[dst] = r ^ r >> 16
+    return _absorb(tuple(pool), h, words[4:])
+
+
+def _output_constants() -> tuple[tuple[int, int], ...]:
+    """generate_state's (xor, multiplier) for each of its first 8 output words: fixed numbers."""
+    out, h = [], _INIT_B
+    for _ in range(8):
+        out.append((h, h * _MULT_B & _M32))
+        h = h * _MULT_B & _M32
+    return tuple(out)
+
+
+_OUTPUT = _output_constants()
+
+
+def _pcg64_words(pool: tuple[int, ...]) -> list[int]:
+    """``generate_state(4, np.uint64)`` of a SeedSequence with this pool, as Python ints."""
+    out = []
+    for i, (x, m) in enumerate(_OUTPUT):
+        v = (pool[i & 3] ^ x) * m & _M32
+        out.append(v ^ v >> 16)
+    return [out[0] | out[1] << 32, out[2] | out[3] << 32, out[4] | out[5] << 32, out[6] | out[7] << 32]
+
+
+class _PresetState(np.random.bit_generator.ISeedSequence):
+    """A seed sequence whose one answer is already known: PCG64 asks it for 4 uint64 words."""
+
+    __slots__ = ("words",)
+
+    def __init__(self, words: list[int]) -> None:
+        self.words = words
+
+    def generate_state(self, n_words: int, dtype: Any = np.uint32) -> np.ndarray:
+        if n_words != 4 or np.dtype(dtype) != np.uint64:
+            raise ValueError("a preset state serves PCG64's 4 uint64 words only")
+        return np.array(self.words, dtype=np.uint64)
 
 
 # --------------------------------------------------------------------------------------------
@@ -327,8 +433,10 @@ class Task:
     def _content_hash(self, answer_text: str, metadata_text: str) -> str:
         # content_hash({"family", "version", "prompt", "answer", "metadata"}) written out in
         # canonical_json's key order, so the answer's and metadata's texts are not made twice
+        family = self.family
+        family_text = _name_json(family) if type(family) is str else canonical_json(family)
         text = (
-            f'{{"answer":{answer_text},"family":{canonical_json(self.family)},'
+            f'{{"answer":{answer_text},"family":{family_text},'
             f'"metadata":{metadata_text},"prompt":{canonical_json(self.prompt)},'
             f'"version":{canonical_json(self.family_version)}}}'
         )
@@ -391,6 +499,12 @@ class Task:
         for name, value in values.items():
             object.__setattr__(task, name, value)
         return task
+
+
+@functools.lru_cache(maxsize=4096)
+def _name_json(name: str) -> str:
+    # a family name's JSON text: the same few names are hashed into every task id
+    return canonical_json(name)
 
 
 _PLAIN_SCALARS = (str, int, bool, type(None))  # JSON gives them back as they are (exact types)

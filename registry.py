@@ -22,6 +22,7 @@ module or a Family class to import); they load with ``import palaestra``.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.metadata
 import json
@@ -457,17 +458,36 @@ def resolve_difficulty(
     if level is not None:
         level = check_level(level)
         if not overrides:  # the level's own knobs: already built and validated at registration
-            return Difficulty(level=level, knobs=spec.levels[level].to_dict()), spec.levels[level]
+            typed = spec.levels[level]
+            return Difficulty(level=level, knobs=dict(_knob_dict(typed))), typed
         base = spec.levels[level].to_dict()
     else:
         base = {}
-    unknown = sorted(set(overrides) - set(spec.knobs.names()))
-    if unknown:
+    if not _knob_names(spec.knobs).issuperset(overrides):
+        unknown = sorted(set(overrides) - _knob_names(spec.knobs))
         raise ValueError(
             f"unknown knob(s) {unknown} for family {spec.name}; valid knobs: {spec.knobs.names()}"
         )
     knobs = _built_knobs(spec.knobs, {**base, **overrides})
-    return Difficulty(level=level, knobs=knobs.to_dict()), knobs
+    return Difficulty(level=level, knobs=dict(_knob_dict(knobs))), knobs
+
+
+@functools.lru_cache(maxsize=1024)
+def _knob_names(knobs_class: type[Knobs]) -> frozenset[str]:
+    return frozenset(knobs_class.names())
+
+
+_KNOB_DICTS: dict[int, tuple[Knobs, dict[str, Any]]] = {}
+
+
+def _knob_dict(knobs: Knobs) -> dict[str, Any]:
+    """``knobs.to_dict()``, remembered per (immutable) level knob set; callers copy it."""
+    entry = _KNOB_DICTS.get(id(knobs))
+    if entry is None or entry[0] is not knobs:  # the entry keeps its knobs alive: ids stay unique
+        if len(_KNOB_DICTS) >= _KNOBS_BUILT_MAX:
+            _KNOB_DICTS.clear()
+        entry = _KNOB_DICTS[id(knobs)] = (knobs, knobs.to_dict())
+    return entry[1]
 
 
 _KNOBS_BUILT: dict[tuple[Any, ...], Knobs] = {}

@@ -59,8 +59,11 @@ class Geometry:
         return (1 << self.n) - 1
 
 
+@lru_cache(maxsize=256)
 def make_geometry(n: int, regions: tuple[tuple[int, ...], ...] | None) -> Geometry:
-    """Rows, columns and (if given) regions as units; ``regions`` lists each region's cells."""
+    """Rows, columns and (if given) regions as units; ``regions`` lists each region's cells.
+    Remembered: a Geometry is immutable (tuples in a frozen dataclass), and a generator draws
+    many grids of one shape."""
     rows = [tuple(r * n + c for c in range(n)) for r in range(n)]
     cols = [tuple(r * n + c for r in range(n)) for c in range(n)]
     units = rows + cols + [tuple(sorted(reg)) for reg in (regions or ())]

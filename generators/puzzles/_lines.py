@@ -10,12 +10,16 @@ counts solutions up to a limit. Effort: ``work`` (patterns examined) and ``nodes
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 
 class LineSolver:
     """Lines 0..h-1 are rows (length w), h..h+w-1 columns (length h); each line keeps the
-    patterns (bitmasks, bit i = cell i of the line shaded) it still allows."""
+    patterns (bitmasks, bit i = cell i of the line shaded) it still allows. A line's sequence
+    of patterns is never changed in place (a filtered line gets a new list), so callers may
+    pass shared, cached tuples."""
 
-    def __init__(self, w: int, h: int, cands: list[list[int]]) -> None:
+    def __init__(self, w: int, h: int, cands: list[Sequence[int]]) -> None:
         self.w, self.h = w, h
         self.nodes = 0
         self.work = 0
@@ -23,6 +27,7 @@ class LineSolver:
         self.solutions: list[list[int]] = []
         self.lengths = [w] * h + [h] * w
         self.cands = cands
+        self.line_state: tuple[list[int], list[int], list[Sequence[int]]] | None = None
 
     def _cross(self, k: int, bit_index: int) -> tuple[int, int]:
         """The crossing line of cell ``bit_index`` of line ``k`` and the cell's index in it."""
@@ -30,7 +35,9 @@ class LineSolver:
             return self.h + bit_index, k
         return bit_index, k - self.h
 
-    def propagate(self, ones: list[int], zeros: list[int], cands: list[list[int]], dirty: set[int]) -> bool:
+    def propagate(
+        self, ones: list[int], zeros: list[int], cands: list[Sequence[int]], dirty: set[int]
+    ) -> bool:
         while dirty:
             k = dirty.pop()
             o, z = ones[k], zeros[k]
@@ -63,11 +70,24 @@ class LineSolver:
         n = self.h + self.w
         ones, zeros, cands = [0] * n, [0] * n, list(self.cands)
         if not self.propagate(ones, zeros, cands, set(range(n))):
+            self.line_state = None
             return None
+        self.line_state = (ones, zeros, cands)
         return self.grid(ones) if all(len(c) == 1 for c in cands) else None
 
-    def search(self, limit: int = 2) -> LineSolver:
+    def search(self, limit: int = 2, *, after_line_solve: bool = False) -> LineSolver:
+        """Count solutions up to ``limit``. ``after_line_solve``: this solver has just run
+        :meth:`line_solve` and nothing else, so the search starts from the fixpoint that found
+        (the root's propagation is not run twice; ``work`` already counts it), which gives the
+        same nodes, work and solutions as a fresh search."""
         n = self.h + self.w
+        if after_line_solve:
+            if self.line_state is None:  # the root contradicts: one node, no solution
+                self.nodes += 1
+                return self
+            ones, zeros, cands = self.line_state
+            self._rec(list(ones), list(zeros), list(cands), set(), limit)
+            return self
         self._rec([0] * n, [0] * n, list(self.cands), set(range(n)), limit)
         return self
 

@@ -6,18 +6,23 @@ Generation: a random fleet placement; while the exact solver finds a second solu
 where the two differ is revealed; then reveals are removed in random order while the solution
 stays unique (down to ``min_reveals``). The exact solver places ships longest first (equal ships
 in increasing placement order, so each grid is counted once), pruning on row/column counts
-(never above the count, never unable to reach it) and revealed cells, and counts solutions up
-to 2: the uniqueness proof. Effort = search nodes.
+(never above the count, never unable to reach it with the cells still usable: free cells in a
+row and a column both short of their count) and revealed cells, and counts solutions up to 2:
+the uniqueness proof. Effort = search nodes. One attempt's proofs together may spend
+``ATTEMPT_NODES`` nodes; past that the fleet is redrawn (the bound on generation time).
 
 The weak solver is cell propagation only (a full row or column is water, a row needing all its
 open cells is ship, ship cells blank their diagonal neighbours); it gives up when stuck.
 
 Speed (CPU time of one core; the shared machine's wall clock runs several times slower):
-level 1 ~280 tasks/s, level 5 (7x7) ~115/s, levels 6-9 (9x9, fewer reveals as the level
-rises) ~30-45/s, level 10 (10x10, ten ships) ~2/s: every reveal added or removed costs a
-uniqueness proof by search, and the ship-placement search on 10x10 runs to thousands of nodes.
-Below the 50/s target from level 6 on. (8x8 has no level: its search effort barely differs from
-7x7's, so the levels go from 7x7 straight to 9x9 with many reveals.)
+level 10 (10x10, ten ships) ~23 tasks/s, the slowest of 100 level-10 seeds 0.17 s (version 1,
+without the usable-cell pruning: ~3/s, slowest 1.8 s); every reveal added or removed costs a
+uniqueness proof by search. (8x8 has no level: its search effort barely differs from 7x7's, so
+the levels go from 7x7 straight to 9x9 with many reveals.)
+
+Version history: 2 prunes on usable cells and bounds an attempt's search nodes (the same
+solutions are found in the same order, so only the ``nodes`` figure changes, and a fleet whose
+proofs would run past the bound is redrawn).
 """
 
 from __future__ import annotations
@@ -33,6 +38,9 @@ from palaestra.registry import Family, SolverRun, TaskDraft, family
 from palaestra.verifiers.extract import extract_answer
 
 MAX_ATTEMPTS = 100
+# Search nodes one attempt may spend on all its uniqueness proofs before the fleet is redrawn:
+# the bound on a task's generation time. The heaviest of 100 level-10 seeds spent ~27,000.
+ATTEMPT_NODES = 40_000
 MAX_CHARS = 5000
 FLEETS = {
     6: (3, 2, 2, 1, 1, 1),
@@ -102,9 +110,20 @@ def ship_placements(n: int, length: int) -> tuple[tuple[int, int], ...]:
 # --------------------------------------------------------------------------------------------
 
 
+class OverBudget(Exception):
+    """A search ran past its node budget (the generator then draws another fleet)."""
+
+
 class _Solver:
     def __init__(
-        self, n: int, fleet: tuple[int, ...], rows: list[int], cols: list[int], ship: int, water: int
+        self,
+        n: int,
+        fleet: tuple[int, ...],
+        rows: list[int],
+        cols: list[int],
+        ship: int,
+        water: int,
+        budget: int = 0,
     ):
         self.n, self.fleet = n, tuple(sorted(fleet, reverse=True))
         self.rows, self.cols = rows, cols
@@ -113,7 +132,10 @@ class _Solver:
         self.lines = list(zip(self.row_masks, rows, strict=True)) + list(
             zip(self.col_masks, cols, strict=True)
         )
+        self.row_lines = self.lines[:n]
+        self.col_lines = self.lines[n:]
         self.options = {length: self._placements(length) for length in set(self.fleet)}
+        self.budget = budget
         self.nodes = 0
         self.count = 0
         self.solutions: list[int] = []
@@ -151,18 +173,43 @@ class _Solver:
             self.nodes = 1
         return self
 
+    def _usable(self, occ: int, blocked: int) -> int | None:
+        """The cells a ship still to be placed may cover (free, in a row and a column still short
+        of their count), or None when some line or revealed ship cell can no longer be served
+        by them. Every cell of a remaining ship lies in such a row and column, so this prunes
+        exactly the branches with no solution below them (the solutions and their order stay
+        those of the plain search; only the node count falls)."""
+        free = ~(occ | blocked | self.water)
+        rows_open = cols_open = 0
+        for mask, need in self.row_lines:
+            if (occ & mask).bit_count() < need:
+                rows_open |= mask
+        for mask, need in self.col_lines:
+            if (occ & mask).bit_count() < need:
+                cols_open |= mask
+        usable = free & rows_open & cols_open
+        for mask, need in self.lines:
+            if (occ & mask).bit_count() + (usable & mask).bit_count() < need:
+                return None
+        return None if self.ship & ~occ & ~usable else usable
+
     def _rec(self, k: int, occ: int, blocked: int, last: int, limit: int) -> bool:
         self.nodes += 1
+        if self.budget and self.nodes > self.budget:
+            raise OverBudget(self.nodes)
         if k == len(self.fleet):
             if all((occ & m).bit_count() == need for m, need in self.lines) and not self.ship & ~occ:
                 self.count += 1
                 self.solutions.append(occ)
                 return self.count >= limit
             return False
+        usable = self._usable(occ, blocked)
+        if usable is None:
+            return False
         length = self.fleet[k]
         same = k > 0 and self.fleet[k - 1] == length
         opts = self.options[length]
-        taken = occ | blocked
+        taken = occ | blocked | ~usable
         for i in range(last + 1 if same else 0, len(opts)):
             mask, rim, lines = opts[i]
             if mask & taken:
@@ -180,8 +227,27 @@ class _Solver:
         return False
 
 
-def solve(n, fleet, rows, cols, ship, water, limit: int = 2) -> _Solver:
-    return _Solver(n, tuple(fleet), rows, cols, ship, water).search(limit)
+class _Budget:
+    """The search nodes one generation attempt may still spend over all its proofs."""
+
+    def __init__(self, nodes: int) -> None:
+        self.left = nodes
+
+    def solve(self, n, fleet, rows, cols, ship, water, limit: int = 2) -> _Solver:
+        try:
+            proof = solve(n, fleet, rows, cols, ship, water, limit, budget=self.left)
+        except OverBudget:
+            self.left = 0
+            raise
+        self.left -= proof.nodes
+        if self.left <= 0:
+            raise OverBudget(proof.nodes)
+        return proof
+
+
+def solve(n, fleet, rows, cols, ship, water, limit: int = 2, budget: int = 0) -> _Solver:
+    """Search up to ``limit`` solutions; past ``budget`` nodes (0: none) raise ``OverBudget``."""
+    return _Solver(n, tuple(fleet), rows, cols, ship, water, budget).search(limit)
 
 
 def weak_solve(
@@ -352,60 +418,70 @@ def canonical_hash(n: int, rows, cols, ship: int, water: int) -> str:
     knobs=BimaruKnobs,
     levels=LEVELS,
     description="Bimaru/battleship solitaire (fleet, row and column counts, revealed cells; 6x6 to 10x10), unique solution proven.",
+    version=2,
     verifier_kind="constraint check",
 )
 class Bimaru(Family):
     def generate(self, knobs: BimaruKnobs, rng: np.random.Generator) -> TaskDraft:
+        for _ in range(MAX_ATTEMPTS):
+            try:
+                draft = self._attempt(knobs, rng, _Budget(ATTEMPT_NODES))
+            except OverBudget:
+                continue  # a fleet whose proofs run long: draw the next one (same seed, same draws)
+            if draft is not None:
+                return draft
+        raise RuntimeError(f"no bimaru puzzle matched {knobs} in {MAX_ATTEMPTS} attempts")
+
+    def _attempt(self, knobs: BimaruKnobs, rng: np.random.Generator, budget: _Budget) -> TaskDraft | None:
+        """One random fleet made into a unique puzzle, or None (rejected)."""
         n = knobs.size
         fleet = FLEETS[n]
         rmask, cmask = line_masks(n)
-        for _ in range(MAX_ATTEMPTS):
-            occ = random_fleet(n, fleet, rng)
-            if occ is None:
-                continue
-            rows = [(occ & m).bit_count() for m in rmask]
-            cols = [(occ & m).bit_count() for m in cmask]
-            ship, water = 0, 0
-            proof = solve(n, fleet, rows, cols, ship, water)
-            while proof.count > 1:  # reveal a cell where another solution differs
-                other = next(s for s in proof.solutions if s != occ)
-                diff = (other ^ occ) & ~(ship | water)
-                cells = [i for i in range(n * n) if diff >> i & 1]
-                cell = cells[int(rng.integers(len(cells)))]
-                if occ >> cell & 1:
-                    ship |= 1 << cell
-                else:
-                    water |= 1 << cell
-                proof = solve(n, fleet, rows, cols, ship, water)
-            ship, water = self._dig(n, fleet, rows, cols, ship, water, knobs.min_reveals, occ, rng)
-            proof = solve(n, fleet, rows, cols, ship, water)
-            if proof.count != 1:  # pragma: no cover - digging keeps uniqueness
-                continue
-            weak, _ = weak_solve(n, fleet, rows, cols, ship, water)
-            if weak is not None and not knobs.allow_easy:
-                continue
-            return TaskDraft(
-                prompt=PROMPT.format(
-                    n=n, fleet_text=fleet_text(fleet), board=board_text(n, rows, cols, ship, water)
-                ),
-                answer=grid_text(n, occ),
-                metadata={
-                    "size": n,
-                    "fleet": list(fleet),
-                    "rows": rows,
-                    "cols": cols,
-                    "revealed": _revealed(n, ship, water),
-                    "num_reveals": (ship | water).bit_count(),
-                    "nodes": proof.nodes,
-                    "technique": "propagation" if weak is not None else "search",
-                    "solutions": 1,
-                    "canonical_hash": canonical_hash(n, rows, cols, ship, water),
-                },
-            )
-        raise RuntimeError(f"no bimaru puzzle matched {knobs} in {MAX_ATTEMPTS} attempts")
+        occ = random_fleet(n, fleet, rng)
+        if occ is None:
+            return None
+        rows = [(occ & m).bit_count() for m in rmask]
+        cols = [(occ & m).bit_count() for m in cmask]
+        ship, water = 0, 0
+        proof = budget.solve(n, fleet, rows, cols, ship, water)
+        while proof.count > 1:  # reveal a cell where another solution differs
+            other = next(s for s in proof.solutions if s != occ)
+            diff = (other ^ occ) & ~(ship | water)
+            cells = [i for i in range(n * n) if diff >> i & 1]
+            cell = cells[int(rng.integers(len(cells)))]
+            if occ >> cell & 1:
+                ship |= 1 << cell
+            else:
+                water |= 1 << cell
+            proof = budget.solve(n, fleet, rows, cols, ship, water)
+        ship, water = self._dig(n, fleet, rows, cols, ship, water, knobs.min_reveals, occ, rng, budget)
+        proof = budget.solve(n, fleet, rows, cols, ship, water)
+        if proof.count != 1:  # pragma: no cover - digging keeps uniqueness
+            return None
+        weak, _ = weak_solve(n, fleet, rows, cols, ship, water)
+        if weak is not None and not knobs.allow_easy:
+            return None
+        return TaskDraft(
+            prompt=PROMPT.format(
+                n=n, fleet_text=fleet_text(fleet), board=board_text(n, rows, cols, ship, water)
+            ),
+            answer=grid_text(n, occ),
+            metadata={
+                "size": n,
+                "fleet": list(fleet),
+                "rows": rows,
+                "cols": cols,
+                "revealed": _revealed(n, ship, water),
+                "num_reveals": (ship | water).bit_count(),
+                "nodes": proof.nodes,
+                "technique": "propagation" if weak is not None else "search",
+                "solutions": 1,
+                "canonical_hash": canonical_hash(n, rows, cols, ship, water),
+            },
+        )
 
     @staticmethod
-    def _dig(n, fleet, rows, cols, ship, water, min_reveals, occ, rng):
+    def _dig(n, fleet, rows, cols, ship, water, min_reveals, occ, rng, budget: _Budget):
         """Drop reveals in random order while the solution stays unique.
 
         The puzzle is unique before each drop, so any second solution after it must differ from
@@ -418,7 +494,7 @@ class Bimaru(Family):
             bit = 1 << cells[i]
             s2, w2 = ship & ~bit, water & ~bit
             flipped_ship, flipped_water = (s2, w2 | bit) if occ & bit else (s2 | bit, w2)
-            if not solve(n, fleet, rows, cols, flipped_ship, flipped_water, limit=1).count:
+            if not budget.solve(n, fleet, rows, cols, flipped_ship, flipped_water, limit=1).count:
                 ship, water = s2, w2
         # top up to min_reveals with random true cells (easier levels show more)
         hidden = [i for i in range(n * n) if not (ship | water) >> i & 1]

@@ -16,7 +16,8 @@ level 1 ~300 tasks/s, level 5 (8x8, line tier) ~85/s, level 8 (12x12) ~11/s, lev
 search tier) ~3.5/s: every removal is a uniqueness proof over up to 518 patterns per line (for
 the search tier, a search for a solution with an emptied cell flipped, which fails fast).
 (Measured with both cores busy; the solver's shortcut gave 1.1x at level 5, 1.3x at level 8,
-the flip check 1.6x at level 10.)
+the flip check 1.6x at level 10.) Version 2 bounds the searches (``FLIP_WORK``,
+``ATTEMPT_WORK``): the slowest of 100 level-10 seeds 0.35 s (version 1: 2 s).
 """
 
 from __future__ import annotations
@@ -33,6 +34,13 @@ from palaestra.verifiers.extract import extract_answer
 
 TIERS = ("basic", "line", "search")
 MAX_ATTEMPTS = 100
+# The bounds on a task's generation time (version 2), in solver work (line patterns examined,
+# ~0.2 us each): a flip check that runs past FLIP_WORK keeps its cells given (as a second
+# solution would), and one attempt's searches together may spend ATTEMPT_WORK before the grid
+# is redrawn. Level 10, seeds 0-99: at most 3.4 million per attempt (version 1: 10.9 million,
+# 2 s, from flip checks of up to 1.8 million each).
+ATTEMPT_WORK = 6_000_000
+FLIP_WORK = 100_000
 
 
 @dataclass(frozen=True)
@@ -100,11 +108,47 @@ def line_ok(values: list[int]) -> str:
 # --------------------------------------------------------------------------------------------
 
 
+class OverBudget(Exception):
+    """A search ran past its work budget (the generator then draws another grid)."""
+
+
+class _Budget:
+    """The solver work one generation attempt may still spend over all its searches."""
+
+    def __init__(self, work: int) -> None:
+        self.left = work
+
+    def solve(
+        self,
+        n: int,
+        givens: list[int],
+        limit: int = 2,
+        rng: np.random.Generator | None = None,
+        cap: int = 0,
+    ) -> _Solver | None:
+        """``solve`` charged to this budget (``OverBudget`` when it runs out); with ``cap``, a
+        search that runs past ``cap`` work on its own gives None instead (its cost charged)."""
+        capped = 0 < cap < self.left
+        try:
+            proof = solve(n, givens, limit, rng, budget=cap if capped else self.left)
+        except OverBudget as over:
+            if not capped:
+                self.left = 0
+                raise
+            self.left -= over.args[0]
+            return None
+        self.left -= proof.work
+        if self.left <= 0:
+            raise OverBudget(proof.work)
+        return proof
+
+
 class _Solver:
     """State: known ones/zeros per row and column as bitmasks, candidate patterns per line."""
 
-    def __init__(self, n: int, givens: list[int]) -> None:
+    def __init__(self, n: int, givens: list[int], budget: int = 0) -> None:
         self.n = n
+        self.budget = budget  # work past which the search raises OverBudget (0: none)
         self.nodes = 0
         self.work = 0
         self.count = 0
@@ -204,6 +248,8 @@ class _Solver:
 
     def _rec(self, ones, zeros, cands, processed, limit) -> bool:
         self.nodes += 1
+        if self.budget and self.work > self.budget:
+            raise OverBudget(self.work)
         if not self.propagate(ones, zeros, cands, True, processed):
             return False
         n = self.n
@@ -238,9 +284,12 @@ class _Solver:
         return False
 
 
-def solve(n: int, givens: list[int], limit: int = 2, rng: np.random.Generator | None = None) -> _Solver:
-    """Count completions of ``givens`` (-1 = empty) up to ``limit``."""
-    return _Solver(n, givens).search(limit, rng)
+def solve(
+    n: int, givens: list[int], limit: int = 2, rng: np.random.Generator | None = None, budget: int = 0
+) -> _Solver:
+    """Count completions of ``givens`` (-1 = empty) up to ``limit``; past ``budget`` work (0:
+    none) raise ``OverBudget``."""
+    return _Solver(n, givens, budget).search(limit, rng)
 
 
 def line_solve(n: int, givens: list[int]) -> tuple[list[int] | None, int]:
@@ -360,26 +409,31 @@ def canonical_hash(n: int, givens: list[int]) -> str:
     knobs=BinairoKnobs,
     levels=LEVELS,
     description="Binairo/takuzu (0/1 grid, 6x6 to 14x14), unique solution proven by a solver.",
+    version=2,
     verifier_kind="constraint check",
 )
 class Binairo(Family):
     def generate(self, knobs: BinairoKnobs, rng: np.random.Generator) -> TaskDraft:
         n = knobs.size
         for _ in range(MAX_ATTEMPTS):
-            solution = solve(n, [-1] * (n * n), limit=1, rng=rng).solutions[0]
-            givens = self._dig(n, list(solution), knobs, rng)
-            if givens is None:
-                continue
-            if not knobs.allow_easy and basic_solve(n, givens)[0] is not None:
-                continue  # degenerate: the textbook rules suffice
-            proof = solve(n, givens)
+            budget = _Budget(ATTEMPT_WORK)
+            try:
+                solution = budget.solve(n, [-1] * (n * n), limit=1, rng=rng).solutions[0]
+                givens = self._dig(n, list(solution), knobs, rng, budget)
+                if not knobs.allow_easy and basic_solve(n, givens)[0] is not None:
+                    continue  # degenerate: the textbook rules suffice
+                proof = budget.solve(n, givens)
+            except OverBudget:
+                continue  # a grid whose proofs run long: draw the next one (same seed, same draws)
             if proof.count != 1:  # pragma: no cover - every tier proves uniqueness
                 continue
             return self._draft(n, givens, solution, proof)
         raise RuntimeError(f"no binairo puzzle matched {knobs} in {MAX_ATTEMPTS} attempts")
 
     @staticmethod
-    def _dig(n: int, givens: list[int], knobs: BinairoKnobs, rng: np.random.Generator) -> list[int] | None:
+    def _dig(
+        n: int, givens: list[int], knobs: BinairoKnobs, rng: np.random.Generator, budget: _Budget
+    ) -> list[int]:
         """Remove givens in random order while the tier's solver still proves uniqueness.
         Removals are tried in groups (halved on a refusal): solvability is monotone in givens."""
         order = rng.permutation(n * n).tolist()
@@ -390,7 +444,7 @@ class Binairo(Family):
             saved = [givens[c] for c in group]
             for c in group:
                 givens[c] = -1
-            if Binairo._still_unique(knobs.tier, n, givens, group, saved):
+            if Binairo._still_unique(knobs.tier, n, givens, group, saved, budget):
                 count -= len(group)
                 del order[:size]
                 continue
@@ -403,7 +457,9 @@ class Binairo(Family):
         return givens
 
     @staticmethod
-    def _still_unique(tier: str, n: int, givens: list[int], group: list[int], values: list[int]) -> bool:
+    def _still_unique(
+        tier: str, n: int, givens: list[int], group: list[int], values: list[int], budget: _Budget
+    ) -> bool:
         """Whether the tier's solver still proves uniqueness with ``group`` emptied. For the search
         tier the puzzle was unique before, so a second solution would differ from ``values`` at
         some emptied cell: it is enough that no solution has one of those cells flipped."""
@@ -411,9 +467,9 @@ class Binairo(Family):
             return tier_solves(tier, n, givens)
         for c, v in zip(group, values, strict=True):
             givens[c] = 1 - v
-            found = solve(n, givens, limit=1).count
+            search = budget.solve(n, givens, limit=1, cap=FLIP_WORK)
             givens[c] = -1
-            if found:
+            if search is None or search.count:  # a flip that takes too long to rule out stays given
                 return False
         return True
 

@@ -105,19 +105,32 @@ def repeats(n: int, digits: list[int]) -> list[tuple[int, ...]]:
 
 
 def connected(n: int, white: list[bool]) -> bool:
-    """Whether the unshaded cells form one orthogonally connected group (True when there are none)."""
-    cells = [c for c in range(n * n) if white[c]]
-    if not cells:
+    """Whether the unshaded cells form one orthogonally connected group (True when there are none).
+
+    A flood fill over a bitmask of the grid (bit r * n + c): each round adds the orthogonal
+    neighbours of the cells reached so far (a shift by one column is kept off the column it
+    would wrap onto), until nothing new is reached."""
+    mask = 0
+    for cell, w in enumerate(white):
+        if w:
+            mask |= 1 << cell
+    if not mask:
         return True
-    near = orthogonal(n)
-    seen = {cells[0]}
-    stack = [cells[0]]
-    while stack:
-        for q in near[stack.pop()]:
-            if white[q] and q not in seen:
-                seen.add(q)
-                stack.append(q)
-    return len(seen) == len(cells)
+    not_first, not_last = _column_masks(n)
+    seen = mask & -mask
+    while True:
+        grown = (seen | (seen << 1) & not_first | (seen >> 1) & not_last | seen << n | seen >> n) & mask
+        if grown == seen:
+            return seen == mask
+        seen = grown
+
+
+@lru_cache(maxsize=32)
+def _column_masks(n: int) -> tuple[int, int]:
+    """Bitmasks of the cells outside the first column and outside the last column."""
+    first = sum(1 << (r * n) for r in range(n))
+    full = (1 << (n * n)) - 1
+    return full & ~first, full & ~(first << (n - 1))
 
 
 def check(n: int, digits: list[int], shaded: list[int]) -> str:

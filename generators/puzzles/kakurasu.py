@@ -87,7 +87,8 @@ def clues_of(cells: list[int], n: int) -> tuple[list[int], list[int]]:
 
 
 def solver(n: int, rows: list[int], cols: list[int]) -> LineSolver:
-    return LineSolver(n, n, [list(patterns(n, s)) for s in rows] + [list(patterns(n, s)) for s in cols])
+    # the cached pattern tuples are shared, not copied: the solver replaces a line's patterns
+    return LineSolver(n, n, [patterns(n, s) for s in rows] + [patterns(n, s) for s in cols])
 
 
 def solve(n: int, rows: list[int], cols: list[int], limit: int = 2) -> LineSolver:

@@ -113,12 +113,13 @@ class _Solver(LineSolver):
     """The line solver over the run placements of each row's and column's clue."""
 
     def __init__(self, w: int, h: int, rows: list[list[int]], cols: list[list[int]]) -> None:
-        # a written clue of 0 means no runs
+        # a written clue of 0 means no runs; the cached placement tuples are shared, not copied
+        # (the solver never changes a line's patterns in place, it replaces them)
         super().__init__(
             w,
             h,
-            [list(placements(w, tuple(x for x in c if x))[0]) for c in rows]
-            + [list(placements(h, tuple(x for x in c if x))[0]) for c in cols],
+            [placements(w, tuple(x for x in c if x))[0] for c in rows]
+            + [placements(h, tuple(x for x in c if x))[0] for c in cols],
         )
 
 
@@ -258,13 +259,14 @@ class Nonogram(Family):
         for _ in range(MAX_ATTEMPTS):
             cells = (rng.random(w * h) < knobs.density).astype(int).tolist()
             rows, cols = clues_of(cells, w, h)
-            line = line_solve(w, h, rows, cols)
+            proof = _Solver(w, h, rows, cols)
+            line = proof.line_solve()
             if knobs.tier == "line":
                 if line is None:
                     continue
             elif line is not None:
                 continue  # search tier: line reasoning alone must not finish it
-            proof = solve(w, h, rows, cols)
+            proof.search(after_line_solve=True)  # the same proof as solve(), from that fixpoint
             if proof.count != 1:
                 continue
             weak, _ = weak_solve(w, h, rows, cols)

@@ -124,10 +124,14 @@ def astar(
     successors: Successors,
     heuristic: Callable[[Any], int],
     budget: int | None = None,
+    max_cost: int | None = None,
 ) -> SearchResult:
     """A* with unit move costs; optimal when ``heuristic`` is consistent.
 
-    With ``budget`` it gives up (plan ``None``) after that many expansions.
+    With ``budget`` it gives up (plan ``None``) after that many expansions. With ``max_cost``
+    it stops (plan ``None``) at the first state whose cost bound ``g + h`` exceeds it: with a
+    consistent heuristic the bounds come off the heap in rising order, so no plan of at most
+    ``max_cost`` moves exists (a plan within it is found exactly as without the limit).
     """
     best_g: dict[Hashable, int] = {start: 0}
     parents: dict[Hashable, tuple[Hashable, Any] | None] = {start: None}
@@ -136,9 +140,11 @@ def astar(
     closed: set[Hashable] = set()
     expanded = 0
     while heap:
-        _, negative_g, _, state = heapq.heappop(heap)
+        f, negative_g, _, state = heapq.heappop(heap)
         if state in closed:
             continue
+        if max_cost is not None and f > max_cost:
+            return SearchResult(None, expanded)
         if is_goal(state):
             return SearchResult(_walk_back(parents, state), expanded)
         closed.add(state)

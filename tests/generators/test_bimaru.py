@@ -186,7 +186,7 @@ def _plain_search(n, fleet, rows, cols, ship, water, limit: int = 2) -> tuple[in
     reveal_share=st.floats(0, 0.4),
     wrong_counts=st.booleans(),
 )
-def test_solver_shortcuts_visit_the_same_nodes(
+def test_solver_pruning_finds_the_plain_searchs_solutions_in_its_order(
     seed: int, n: int, reveal_share: float, wrong_counts: bool
 ) -> None:
     rng = make_rng("bimaru-plain", seed, 0)
@@ -202,7 +202,31 @@ def test_solver_shortcuts_visit_the_same_nodes(
     ship = sum(1 << i for i in reveal if occ >> i & 1)
     water = sum(1 << i for i in reveal if not occ >> i & 1)
     fast = B.solve(n, fleet, rows, cols, ship, water, limit=3)
-    assert (fast.nodes, fast.solutions) == _plain_search(n, fleet, rows, cols, ship, water, limit=3)
+    plain_nodes, plain_solutions = _plain_search(n, fleet, rows, cols, ship, water, limit=3)
+    # the usable-cell pruning only cuts branches without a solution: same solutions, same order
+    # (the generator's reveals follow the second solution found), never more nodes
+    assert fast.solutions == plain_solutions
+    assert fast.nodes <= plain_nodes
+
+
+def test_node_budget_redraws_the_same_way_in_every_run(monkeypatch) -> None:
+    # a small budget forces redraws: the task is still unique, and the same seed gives the same bytes
+    plain = palaestra.make_task("bimaru", seed=3, level=10)
+    monkeypatch.setattr(B, "ATTEMPT_NODES", 2_000)
+    spent = []
+    attempt = B.Bimaru._attempt
+
+    def counting(self, knobs, rng, budget):
+        spent.append(budget)
+        return attempt(self, knobs, rng, budget)
+
+    monkeypatch.setattr(B.Bimaru, "_attempt", counting)
+    first = palaestra.make_task("bimaru", seed=3, level=10)
+    assert len(spent) > 1 and spent[0].left == 0  # the first attempt ran out and was redrawn
+    assert palaestra.make_task("bimaru", seed=3, level=10).id == first.id != plain.id
+    n, fleet, rows, cols, ship, water = B._unpack(first)
+    assert B.solve(n, fleet, rows, cols, ship, water).count == 1
+    assert first.metadata["nodes"] <= 2_000
 
 
 def test_weak_solver_is_sound() -> None:

@@ -212,14 +212,48 @@ def test_flip_check_agrees_with_counting_solutions(seed: int, n: int, group_size
     rng = make_rng("binairo-flip", seed, 0)
     solution = B.solve(n, [-1] * (n * n), limit=1, rng=rng).solutions[0]
     givens = list(solution)
+    uncapped = B._Budget(10**12)
     if dug:
-        givens = B.Binairo._dig(n, givens, B.BinairoKnobs(size=n, tier="search", min_givens=n), rng)
+        knobs = B.BinairoKnobs(size=n, tier="search", min_givens=n)
+        givens = B.Binairo._dig(n, givens, knobs, rng, uncapped)
     assert B.solve(n, givens).count == 1
     shown = [c for c in range(n * n) if givens[c] >= 0]
     group = [shown[int(i)] for i in rng.permutation(len(shown))[:group_size]]
     values = [givens[c] for c in group]
     for c in group:
         givens[c] = -1
-    assert B.Binairo._still_unique("search", n, list(givens), group, values) == (
-        B.solve(n, givens).count == 1
-    )
+    saved, B.FLIP_WORK = B.FLIP_WORK, 0  # no per-flip cap: the check must be exact
+    try:
+        unique = B.Binairo._still_unique("search", n, list(givens), group, values, uncapped)
+    finally:
+        B.FLIP_WORK = saved
+    assert unique == (B.solve(n, givens).count == 1)
+
+
+def test_work_caps_keep_puzzles_unique_and_reproducible(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a flip check past its cap keeps its cells (never a wrong removal); an attempt past its
+    # budget is redrawn; either way the puzzle stays unique and the same seed gives the same bytes
+    plain = palaestra.make_task("binairo", seed=4, level=10)
+    monkeypatch.setattr(B, "FLIP_WORK", 2_000)
+    capped = palaestra.make_task("binairo", seed=4, level=10)
+    assert capped.metadata["num_givens"] > plain.metadata["num_givens"]
+    monkeypatch.undo()
+    attempts: list[B._Budget] = []
+
+    class Counted(B._Budget):
+        def __init__(self, work: int) -> None:
+            super().__init__(work)
+            attempts.append(self)
+
+    monkeypatch.setattr(B, "_Budget", Counted)
+    first = palaestra.make_task("binairo", seed=83, level=10)  # a grid whose proofs cost much
+    spent = B.ATTEMPT_WORK - attempts[0].left
+    attempts.clear()
+    monkeypatch.setattr(B, "ATTEMPT_WORK", spent - 1)
+    redrawn = palaestra.make_task("binairo", seed=83, level=10)
+    assert len(attempts) > 1 and attempts[0].left <= 0  # the first grid ran out and was redrawn
+    assert palaestra.make_task("binairo", seed=83, level=10).id == redrawn.id != first.id
+    for task in (capped, redrawn):
+        n = task.metadata["size"]
+        givens = [v for row in task.metadata["givens"] for v in row]
+        assert B.solve(n, givens).count == 1

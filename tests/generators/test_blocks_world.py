@@ -15,6 +15,7 @@ from palaestra.generators.puzzles.blocks_world import (
     canonical_hash,
     misplaced,
     random_state,
+    solve,
     successors,
     to_supports,
 )
@@ -188,3 +189,29 @@ def test_misplaced_matches_its_definition(seed, blocks):
     start, goal = random_state(blocks, rng), random_state(blocks, rng)
     for state in [start, goal] + [s for _, s in successors(start)]:
         assert misplaced(state, goal) == _misplaced_by_definition(state, goal)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32), blocks=st.integers(3, 8), limit=st.integers(0, 10))
+def test_a_cost_limit_finds_the_same_plan_or_proves_none_fits(seed, blocks, limit):
+    # A* stopping at the first bound above the limit must not change a plan within the limit
+    rng = make_rng("blocks-limit", seed, 0)
+    start, goal = random_state(blocks, rng), random_state(blocks, rng)
+    full = solve(start, goal)
+    limited = solve(start, goal, max_length=limit)
+    if len(full.plan) <= limit:
+        assert (limited.plan, limited.expanded) == (full.plan, full.expanded)
+    else:
+        assert limited.plan is None and limited.expanded <= full.expanded
+
+
+def test_expansion_budget_redraws_and_keeps_the_optimum(monkeypatch):
+    import palaestra.generators.puzzles.blocks_world as bw
+
+    plain = make_task("blocks_world", seed=34, level=10)  # its draw needs ~8,500 expansions
+    monkeypatch.setattr(bw, "EXPANSIONS", 2_000)
+    task = make_task("blocks_world", seed=34, level=10)
+    assert make_task("blocks_world", seed=34, level=10).id == task.id != plain.id
+    assert task.metadata["search_nodes"] <= 2_000
+    start, goal = bw._state(task.metadata, "start"), bw._state(task.metadata, "goal")
+    assert len(solve(start, goal).plan) == task.metadata["optimal_length"]

@@ -234,3 +234,26 @@ def test_canonical_hash_sees_symmetries_and_renamed_digits() -> None:
     assert H.canonical_hash(n, renamed) == task.metadata["canonical_hash"]
     hashes = {palaestra.make_task("hitori", seed=s, level=2).metadata["canonical_hash"] for s in range(30)}
     assert len(hashes) == 30
+
+
+def _connected_by_search(n: int, white: list[bool]) -> bool:
+    cells = [c for c in range(n * n) if white[c]]
+    if not cells:
+        return True
+    seen, stack = {cells[0]}, [cells[0]]
+    while stack:
+        r, c = divmod(stack.pop(), n)
+        for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
+            q = rr * n + cc
+            if 0 <= rr < n and 0 <= cc < n and white[q] and q not in seen:
+                seen.add(q)
+                stack.append(q)
+    return len(seen) == len(cells)
+
+
+@settings(max_examples=300, deadline=None)
+@given(n=st.integers(1, 10), data=st.data())
+def test_bitmask_flood_fill_matches_a_plain_search(n: int, data: st.DataObject) -> None:
+    # the shifts must never wrap a row's last cell onto the next row's first
+    white = data.draw(st.lists(st.booleans(), min_size=n * n, max_size=n * n))
+    assert H.connected(n, white) == _connected_by_search(n, white)

@@ -165,3 +165,18 @@ def test_canonical_hash() -> None:
     assert N.canonical_hash([r[::-1] for r in rows], cols[::-1]) == task.metadata["canonical_hash"]
     hashes = {palaestra.make_task("nonogram", seed=s, level=3).metadata["canonical_hash"] for s in range(30)}
     assert len(hashes) == 30
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32), size=st.sampled_from([6, 8, 10]), density=st.floats(0.3, 0.7))
+def test_search_after_line_solve_is_the_fresh_search(seed: int, size: int, density: float) -> None:
+    # generation starts the proof from line_solve's fixpoint: nodes, work and solutions must be
+    # those of a search from scratch
+    rng = make_rng("nonogram-root", seed, 0)
+    cells = (rng.random(size * size) < density).astype(int).tolist()
+    rows, cols = N.clues_of(cells, size, size)
+    fresh = N.solve(size, size, rows, cols, limit=3)
+    reused = N._Solver(size, size, rows, cols)
+    reused.line_solve()
+    reused.search(3, after_line_solve=True)
+    assert (reused.nodes, reused.work, reused.solutions) == (fresh.nodes, fresh.work, fresh.solutions)

@@ -155,6 +155,91 @@ def test_larger_puzzles_are_unique_by_z3() -> None:
         assert sum(1 for v in rows + cols if v >= 0) >= min(task.knobs["min_clues"], 2 * n)
 
 
+class _ReadEverything(T.TentsSolver):
+    """The propagation as version 1 ran it: every line and tree read in every pass."""
+
+    def propagate(self, state, *, strong=True, dirty=None):
+        try:
+            while True:
+                changed: list[int] = []
+                for count, cells in self.lines:
+                    possible, open_cells, all_tents = T.settle_count(state, cells, count, T.TENT, T.UNKNOWN)
+                    if not possible:
+                        return False
+                    if all_tents is not None:
+                        for c in open_cells:
+                            self._set(state, c, T.TENT if all_tents else T.EMPTY, changed)
+                    elif open_cells and strong:
+                        missing = count - sum(1 for c in cells if state[c] == T.TENT)
+                        self._capacity(state, cells, missing, changed)
+                for cells in self.tree_cells:
+                    options = [c for c in cells if state[c] != T.EMPTY]
+                    if not options:
+                        return False
+                    if len(options) == 1:
+                        self._set(state, options[0], T.TENT, changed)
+                if not changed:
+                    break
+        except T._Contradiction:
+            return False
+        return not strong or self._matchable(state)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32), n=st.sampled_from([8, 10, 12]), hide=st.integers(0, 20))
+def test_propagation_skipping_unchanged_lines_deduces_the_same(seed: int, n: int, hide: int) -> None:
+    # skipping the lines and trees whose cells did not change must leave every figure as it was
+    rng = make_rng("tents-dirty", seed, 0)
+    trees, tents = T.random_layout(n, 0.25, rng)
+    rows, cols = T.counts_of(tents, n)
+    clues = rows + cols
+    for k in rng.permutation(2 * n)[: min(hide, 2 * n)].tolist():
+        clues[k] = -1
+    fast = T.TentsSolver(n, trees, clues[:n], clues[n:]).solve(limit=3, max_nodes=2000)
+    plain = _ReadEverything(n, trees, clues[:n], clues[n:]).solve(limit=3, max_nodes=2000)
+    assert (fast.nodes, fast.work, fast.solutions, fast.exhausted) == (
+        plain.nodes,
+        plain.work,
+        plain.solutions,
+        plain.exhausted,
+    )
+    assert (
+        T.TentsSolver(n, trees, clues[:n], clues[n:]).weak()
+        == _ReadEverything(n, trees, clues[:n], clues[n:]).weak()
+    )
+
+
+def test_dig_budget_keeps_puzzles_unique_and_reproducible(monkeypatch) -> None:
+    # a tiny removal budget stops digging early: still unique, still at least min_clues, same bytes
+    monkeypatch.setattr(T, "DIG_NODES", 60)
+    spent: list[int] = []
+    dig = T.Tents._dig
+
+    def counting_dig(*args):
+        solve = T.solve
+
+        def counted(*a, **k):
+            result = solve(*a, **k)
+            spent.append(result.nodes)
+            return result
+
+        monkeypatch.setattr(T, "solve", counted)
+        try:
+            return dig(*args)
+        finally:
+            monkeypatch.setattr(T, "solve", solve)
+
+    monkeypatch.setattr(T.Tents, "_dig", staticmethod(counting_dig))
+    first = palaestra.make_task("tents", seed=5, level=10)
+    assert 0 < sum(spent) <= 2 * 60  # the removal searches of all draws share the budget
+    assert palaestra.make_task("tents", seed=5, level=10).id == first.id
+    n, trees, rows, cols = T._unpack(first)
+    assert _z3_count(n, trees, rows, cols) == 1
+    shown = sum(1 for v in rows + cols if v >= 0)
+    monkeypatch.undo()
+    assert shown > palaestra.make_task("tents", seed=5, level=10).metadata["num_clues"] >= 12
+
+
 def test_the_pairing_rule_matters() -> None:
     # two trees side by side in a corner, one tent between them cannot serve both
     n, trees = 3, [0, 2]
