@@ -129,6 +129,11 @@ class SelfPlay:
     ) -> None:
         self.language = language
         self.config = config or SelfPlayConfig()
+        if self.config.frontier_probes and type(language).uniform_task is Language.uniform_task:
+            raise ValueError(
+                f"frontier_probes needs uniform tasks to compare with; the {language.name} language has "
+                "none (the expression language has)"
+            )
         self.gate = Gate(language, sandbox, determinism_pair=determinism_pair)
         self.sandbox = sandbox
         self.buffers = Buffers(language.task_types, self.config.buffer_capacity, seed=self.config.seed)

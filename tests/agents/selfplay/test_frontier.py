@@ -14,6 +14,7 @@ from palaestra.agents.selfplay import SelfPlay, SelfPlayConfig, make_language
 from palaestra.agents.selfplay.arith import evaluate
 from palaestra.agents.selfplay.languages import ExpressionLanguage, SelfPlayTask
 from palaestra.agents.selfplay.loop import FRONTIER_PASS_RATE
+from palaestra.agents.selfplay.rewards import NEAR_DUPLICATE_PENALTY
 from palaestra.agents.selfplay.trainer import BackendPolicy, SelfPlayLoop
 from palaestra.agents.tasks import TaskSpace
 
@@ -155,3 +156,50 @@ def test_the_frozen_proposer_trains_on_solving_only() -> None:
     full, frozen = updates[True], updates[False]
     assert any(f == "selfplay/proposer/arith" for f, *_ in full)
     assert frozen == [u for u in full if u[0] != "selfplay/proposer/arith"]
+
+
+def test_a_repeat_of_a_buffered_task_is_reprobed_when_asked() -> None:
+    """Off: posing a buffered task again is a duplicate (REWARD_INVALID). On: it is probed and
+    rewarded again, and its pass rate goes on the buffered entry, which stays one entry."""
+    negative, _ = _negative_and_positive_training_expressions()
+    proposal = f"<task>{negative}</task>"
+    for repeat in (False, True):
+        play = SelfPlay(
+            ExpressionLanguage.for_space(SPACE), SelfPlayConfig(proposals_per_type=1, repeat_proposals=repeat)
+        )
+        play.step(Proposer([proposal]), SignSolver())
+        second = play.step(Proposer([proposal]), SignSolver())
+        entries = play.buffers["expression"].entries
+        assert len(entries) == 1
+        if repeat:
+            # learnability 7/8, less the near-duplicate penalty: the whole buffer shares its shape
+            expected = 7 / 8 * (1 - NEAR_DUPLICATE_PENALTY)
+            assert second.proposer[0].reward == pytest.approx(expected) and len(second.solver) == 8
+            assert entries[0].pass_rates == [1 / 8, 1 / 8]
+        else:
+            assert second.proposer[0].reward == -1.0 and not second.solver
+            assert play.gate.counts["duplicate"] == 1
+
+
+def test_the_proposer_loss_share_scales_its_advantages_to_that_share() -> None:
+    updates = {}
+    for share in (0.0, 0.5):
+        trainer = FakeTrainer()
+        config = SelfPlayConfig(proposals_per_type=2, temperature=0.9, proposer_loss_share=share)
+        loop = SelfPlayLoop(trainer, SelfPlay(make_language("arith"), config))
+        _, metrics = loop.step()
+        updates[share] = (*trainer.updates[0], metrics["proposer_loss_scale"])
+    (_, plain_adv, plain_scale), (eps, adv, scale) = updates[0.0], updates[0.5]
+    assert plain_scale == 1.0
+    tokens = {"proposer": 0, "solver": 0}
+    for episode in eps:
+        tokens["proposer" if "proposer" in episode.family else "solver"] += len(episode.completion_ids)
+    # proposer weight x scale equals the solver's: each role carries half the loss weight
+    assert scale == pytest.approx(tokens["solver"] / tokens["proposer"])
+    for e, a, a0 in zip(eps, adv, plain_adv, strict=True):
+        assert a == pytest.approx(a0 * scale if "proposer" in e.family else a0)
+
+
+def test_frontier_probes_are_refused_at_start_where_a_language_has_no_uniform_tasks() -> None:
+    with pytest.raises(ValueError, match="arith language has none"):
+        SelfPlay(make_language("arith"), SelfPlayConfig(frontier_probes=4))
