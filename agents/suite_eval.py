@@ -175,18 +175,10 @@ def _is_mixture(path: Path) -> bool:
 
 
 def _load_export(root: Path, split: str) -> list[Task]:
-    import pyarrow.parquet as pq
-
-    from palaestra.export import MANIFEST
+    from palaestra.export import read_split
     from palaestra.rows import row_to_task
 
-    manifest_path = root / MANIFEST
-    if not manifest_path.is_file():
-        raise ValueError(f"{root} is not a palaestra export (no {MANIFEST})")
-    shards = json.loads(manifest_path.read_text())["shards"]
-    if split not in shards:
-        raise ValueError(f"{root} has no split {split!r}; splits: {sorted(shards)}")
-    return [row_to_task(row) for s in shards[split] for row in pq.read_table(root / s["file"]).to_pylist()]
+    return [row_to_task(row) for row in read_split(root, split)]
 
 
 def _jsonl(path: Path) -> Iterable[tuple[int, Any]]:

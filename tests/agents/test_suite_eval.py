@@ -199,7 +199,7 @@ def test_suite_from_an_export_folder(tmp_path):
     assert len(tasks) == 6 and {t.level for t in tasks} == {1, 4}
     report = ev.evaluate(out, {t.id: [_right(t)] for t in tasks}, ks=(1,), n_boot=200)
     assert report.families["expression"][1].value == 1.0
-    with pytest.raises(ValueError, match="no split 'train'"):
+    with pytest.raises(ValueError, match="no 'train' split"):
         ev.load_suite(out, split="train")
 
 
