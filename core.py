@@ -14,7 +14,7 @@ import json
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 
@@ -105,7 +105,9 @@ def make_rng(family: str, version: int, seed: int, *stream: int | str) -> np.ran
     if family_pool is None:  # fewer than 4 family words (a 2**-64 chance): numpy's own path
         return np.random.Generator(np.random.PCG64(seed_sequence(family, version, seed, *stream)))
     pool, _ = _absorb(*family_pool, words)
-    return np.random.Generator(np.random.PCG64(_PresetState(_pcg64_words(pool))))
+    # PCG64 takes any ISeedSequence at run time; numpy's stubs name SeedSequence only
+    preset = cast(np.random.SeedSequence, _PresetState(_pcg64_words(pool)))
+    return np.random.Generator(np.random.PCG64(preset))
 
 
 # numpy's SeedSequence (numpy/random/bit_generator.pyx), written out for a pool of 4 words: the

@@ -22,7 +22,6 @@ module or a Family class to import); they load with ``import palaestra``.
 
 from __future__ import annotations
 
-import functools
 import importlib
 import importlib.metadata
 import json
@@ -472,9 +471,14 @@ def resolve_difficulty(
     return Difficulty(level=level, knobs=dict(_knob_dict(knobs))), knobs
 
 
-@functools.lru_cache(maxsize=1024)
+_KNOB_NAMES: dict[type[Knobs], frozenset[str]] = {}  # one entry per family's knob class
+
+
 def _knob_names(knobs_class: type[Knobs]) -> frozenset[str]:
-    return frozenset(knobs_class.names())
+    names = _KNOB_NAMES.get(knobs_class)
+    if names is None:
+        names = _KNOB_NAMES[knobs_class] = frozenset(knobs_class.names())
+    return names
 
 
 _KNOB_DICTS: dict[int, tuple[Knobs, dict[str, Any]]] = {}
