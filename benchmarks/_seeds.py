@@ -56,6 +56,16 @@ def seed_parser(description: str, out: str, results: Path) -> argparse.ArgumentP
     return parser
 
 
+def set_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``--set FIELD=JSON`` overrides as a dict."""
+    return {k: json.loads(v) for k, v in (s.split("=", 1) for s in args.set)}
+
+
+def set_flags(args: argparse.Namespace) -> list[str]:
+    """The ``--set`` flags again, to pass on to each seed's process."""
+    return [a for s in args.set for a in ("--set", s)]
+
+
 def run_or_collect(
     args: argparse.Namespace, script: str, extra: list[str]
 ) -> tuple[list[dict[str, Any]], float | None]:

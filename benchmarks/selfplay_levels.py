@@ -25,7 +25,12 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from _seeds import run_or_collect, seed_parser  # benchmarks/ is on sys.path when run as a script
+from _seeds import (  # benchmarks/ is on sys.path when run as a script
+    run_or_collect,
+    seed_parser,
+    set_flags,
+    set_overrides,
+)
 from selfplay_tiny import interval
 from train_tiny import cpu_seconds, machine, stop_workers
 
@@ -105,6 +110,15 @@ def proposed_levels(steps: list[dict[str, Any]]) -> dict[str, dict[int, int]]:
     return {half: dict(sorted(c.items())) for half, c in halves.items()}
 
 
+def chosen_levels(rows: list[dict[str, Any]]) -> Counter[int]:
+    """Valid proposals per level over both halves of every row's run."""
+    chosen: Counter[int] = Counter()
+    for r in rows:
+        for half in r["proposed_levels"].values():
+            chosen.update({int(k): v for k, v in half.items()})
+    return chosen
+
+
 def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
     ok = [r for r in rows if r.get("status") == "ok"]
     out: dict[str, Any] = {"seeds_run": len(rows), "seeds_ok": len(ok)}
@@ -114,10 +128,7 @@ def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
         )
         for level in LEVELS
     }
-    chosen: Counter[int] = Counter()
-    for r in ok:
-        for half in r["proposed_levels"].values():
-            chosen.update({int(k): v for k, v in half.items()})
+    chosen = chosen_levels(ok)
     total = sum(chosen.values())
     out["proposal_share_by_level"] = {
         level: chosen[level] / total if total else 0.0 for level in sorted(chosen)
@@ -155,10 +166,7 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
     axes[0].set_xlabel("expression level (held-out problems)")
     axes[0].set_ylabel("greedy accuracy")
     axes[0].legend()
-    chosen: Counter[int] = Counter()
-    for r in ok:
-        for half in r["proposed_levels"].values():
-            chosen.update({int(k): v for k, v in half.items()})
+    chosen = chosen_levels(ok)
     levels = sorted(chosen)
     axes[1].bar(levels, [chosen[level] / sum(chosen.values()) for level in levels])
     axes[1].set_xlabel("level the proposer chose")
@@ -172,13 +180,13 @@ def plot(rows: list[dict[str, Any]], path: Path) -> None:
 def main() -> int:
     parser = seed_parser(__doc__.split("\n")[0], "runs/selfplay_levels", RESULTS)
     args = parser.parse_args()
-    overrides = {k: json.loads(v) for k, v in (s.split("=", 1) for s in args.set)}
+    overrides = set_overrides(args)
     if args.one is not None:
         out = Path(args.out)
         row = run_one(args.one, out, overrides)
         (out / f"seed{args.one}.json").write_text(json.dumps(row, indent=2))
         return 0
-    rows, wall = run_or_collect(args, __file__, [a for s in args.set for a in ("--set", s)])
+    rows, wall = run_or_collect(args, __file__, set_flags(args))
     result = {
         "benchmark": "selfplay_levels",
         "question": "held-out greedy accuracy per expression level before and after self-play in the family "

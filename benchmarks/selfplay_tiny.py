@@ -48,7 +48,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _seeds import run_or_collect, seed_parser, write_results  # benchmarks/ is on sys.path as a script
+from _seeds import (  # benchmarks/ is on sys.path as a script
+    run_or_collect,
+    seed_parser,
+    set_flags,
+    set_overrides,
+    write_results,
+)
 from train_tiny import cpu_seconds, machine, stop_workers
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -332,8 +338,8 @@ def main() -> int:
     )
     args = parser.parse_args()
     out = Path(args.out)
-    overrides = {k: json.loads(v) for k, v in (s.split("=", 1) for s in args.set)}
-    extra = [a for s in args.set for a in ("--set", s)]
+    overrides = set_overrides(args)
+    extra = set_flags(args)
     if args.arm is not None:
         run_arm(args.arm, args.one, out, args.warm_start, args.token_budget, overrides)
         return 0

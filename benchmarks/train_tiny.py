@@ -39,6 +39,8 @@ from typing import Any
 from _seeds import (  # benchmarks/ is on sys.path when run as a script
     run_or_collect,
     seed_parser,
+    set_flags,
+    set_overrides,
     write_results,
 )
 
@@ -183,13 +185,13 @@ def machine(jobs: int) -> dict[str, Any]:
 def main() -> int:
     parser = seed_parser(__doc__.splitlines()[0], "runs/train_tiny", RESULTS)
     args = parser.parse_args()
-    overrides = {k: json.loads(v) for k, v in (s.split("=", 1) for s in args.set)}
+    overrides = set_overrides(args)
     if args.one is not None:
         out = Path(args.out)
         row = run_one(args.one, out, overrides)
         (out / f"seed{args.one}.json").write_text(json.dumps(row, indent=2))
         return 0
-    rows, wall = run_or_collect(args, __file__, [a for s in args.set for a in ("--set", s)])
+    rows, wall = run_or_collect(args, __file__, set_flags(args))
     result = {
         "benchmark": "train_tiny",
         "question": "held-out greedy accuracy after GRPO vs SFT-only (gain_pts) and vs SFT continued for the "
